@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Release builds check nothing per pixel: the raster's hot loops are bounds-checked by
+// preconditions at their entry (see Raster), so exclusivity checks there only cost time.
+let fast: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+
+let package = Package(
+  name: "Loopsmith",
+  platforms: [.macOS(.v14)],
+  products: [
+    .executable(name: "loopsmith", targets: ["loopsmith"]),
+    .library(name: "Loopsmith", targets: ["Loopsmith"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CLibAV", pkgConfig: "libavformat",
+      providers: [.apt(["libavcodec-dev", "libavformat-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev"])]),
+    .target(name: "Raster", swiftSettings: fast),
+    .target(name: "Timing"),  // curves, clocks, loop plans; no pixels
+    .target(name: "Effects", dependencies: ["Raster", "Timing"], swiftSettings: fast),
+    .target(name: "Video", dependencies: ["CLibAV", "Raster"], swiftSettings: fast),
+    .target(name: "Loopsmith", dependencies: ["Raster", "Effects", "Timing", "Video"]),
+    .executableTarget(name: "loopsmith", dependencies: ["Loopsmith"]),
+
+    .target(name: "_TestSupport", dependencies: ["Raster"], path: "Tests/_TestSupport"),
+    .testTarget(name: "RasterTests", dependencies: ["Raster", "_TestSupport"]),
+    .testTarget(name: "TimingTests", dependencies: ["Timing"]),
+    .testTarget(name: "EffectsTests", dependencies: ["Effects", "Raster", "Timing", "_TestSupport"]),
+    .testTarget(name: "VideoTests", dependencies: ["Video", "Raster", "_TestSupport"]),
+    .testTarget(name: "LoopsmithTests", dependencies: ["Loopsmith", "Video", "Effects", "Raster", "Timing", "_TestSupport"]),
+    .testTarget(name: "LoopsmithCLITests", dependencies: ["Loopsmith", "Video", "_TestSupport"]),
+  ],
+  swiftLanguageModes: [.v5]
+)

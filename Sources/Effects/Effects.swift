@@ -1,0 +1,1 @@
+// The Effects module; see DESIGN.md.

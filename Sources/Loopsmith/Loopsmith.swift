@@ -1,0 +1,1 @@
+// The Loopsmith module; see DESIGN.md.

@@ -1,0 +1,1 @@
+// The Timing module; see DESIGN.md.

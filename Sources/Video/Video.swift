@@ -1,0 +1,1 @@
+// The Video module; see DESIGN.md.
