@@ -1,3 +1,5 @@
+import Foundation
+
 /// One pixel: red, green, blue and alpha, premultiplied, in gamma-encoded sRGB (SEMANTICS.md 2.1).
 public typealias Pixel = SIMD4<Float>
 
