@@ -1,1 +1,0 @@
-// The Timing module; see DESIGN.md.
