@@ -11,6 +11,7 @@ let package = Package(
   products: [
     .executable(name: "loopsmith", targets: ["loopsmith"]),
     .library(name: "Loopsmith", targets: ["Loopsmith"]),
+    .library(name: "LoopsmithEffects", targets: ["Effects", "Raster", "Timing"]),
   ],
   targets: [
     .systemLibrary(

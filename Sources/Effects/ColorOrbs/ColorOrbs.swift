@@ -1,0 +1,93 @@
+import Foundation
+import Raster
+import Timing
+
+/// Large, soft colored orbs drifting slowly over a dark base.
+///
+/// With Reduce Motion on, the orbs hold still.
+public struct ColorOrbs: Effect {
+  public static let info = EffectInfo(
+    name: "color-orbs",
+    summary: "Large, soft colored orbs drifting slowly over a dark base.",
+    parameters: [
+      ParameterSpec("colors", .colors(min: 1, max: 16),
+                    default: .colors([.system(.pink), .system(.purple), .system(.blue), .system(.teal), .system(.orange)]),
+                    help: "One orb per color."),
+      ParameterSpec("base", .color, default: .color(.rgb(Color(red: 0.05, green: 0.04, blue: 0.13))),
+                    help: "The dark color under the orbs."),
+      ParameterSpec("speed", .number(0...10), default: .number(0.4), help: "How fast the orbs drift."),
+    ],
+    isTransparent: false)
+
+  /// One orb per color.
+  public var colors: [Color]
+  /// The dark color under the orbs.
+  public var base: Color
+  /// How fast the orbs drift; 0 holds them still.
+  public var speed: Double
+
+  public init(values: ParameterValues, environment: RenderEnvironment) {
+    colors = values.colors("colors", environment)
+    base = values.color("base", environment)
+    speed = values.number("speed")
+  }
+
+  public func draw(in context: inout GraphicsContext, clock: Clock) {
+    let size = context.size
+    context.fill(Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height)), with: .color(base))
+    var orbs = context
+    orbs.blendMode = .screen
+    // The orbs are soft radial falloffs: a tail crossfade hides where a loop cannot keep their
+    // slow, unrelated rates whole.
+    let samples = clock.samples(for: "orbs")
+    if samples.count == 1 {
+      drawOrbs(in: orbs, size: size, clock: clock)
+    } else {
+      context.drawBlended(weights: samples.map(\.weight)) { i, layer in
+        // The layer starts clear: draw the base under the orbs so screen blends as on the canvas.
+        layer.fill(Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height)), with: .color(base))
+        layer.blendMode = .screen
+        drawOrbs(in: layer, size: size, clock: samples[i].clock)
+      }
+    }
+  }
+
+  private func drawOrbs(in context: GraphicsContext, size: (width: Double, height: Double), clock: Clock) {
+    for (index, color) in colors.enumerated() {
+      let orb = ColorOrbsMath.orb(index: index, clock: clock, speed: speed, width: size.width, height: size.height)
+      let falloff = Gradient(stops: [
+        .init(color: color.opacity(0.9), location: 0),
+        .init(color: color.opacity(0.45), location: 0.5),
+        .init(color: color.opacity(0), location: 1),
+      ])
+      let center = Point(orb.x, orb.y)
+      let radius = Float(orb.radius)
+      context.fill(
+        Path(ellipseIn: Rect(center: center, radius: radius)),
+        with: .radialGradient(falloff, center: center, startRadius: 0, endRadius: radius))
+    }
+  }
+}
+
+// MARK: - Math
+
+/// Where each orb is and how big, as pure functions of its index and the clock.
+public enum ColorOrbsMath {
+  /// The seed's salts: which property a noise value decides.
+  enum Salt: Double { case speedX = 1, phaseX, speedY, phaseY, size }
+
+  /// The center and radius of orb `index`, in points, for a screen of `width x height` points.
+  /// The seed multiplies time by `speed` before each orb's own rate; the clock sees the product.
+  public static func orb(index: Int, clock: Clock, speed: Double, width: Double, height: Double)
+    -> (x: Double, y: Double, radius: Double)
+  {
+    let rateX = speed * (0.5 + seedNoise(index, Salt.speedX.rawValue) * 0.5)
+    let rateY = speed * (0.4 + seedNoise(index, Salt.speedY.rawValue) * 0.5)
+    let phaseX = clock.phase(rateX, period: 2 * .pi, layer: "orbs", name: "orb\(index).x", soft: true)
+    let phaseY = clock.phase(rateY, period: 2 * .pi, layer: "orbs", name: "orb\(index).y", soft: true)
+    let x = (0.5 + 0.42 * sin(phaseX + seedNoise(index, Salt.phaseX.rawValue) * 2 * .pi)) * width
+    let y = (0.5 + 0.42 * cos(phaseY + seedNoise(index, Salt.phaseY.rawValue) * 2 * .pi)) * height
+    let radius = max(width, height) * (0.34 + seedNoise(index, Salt.size.rawValue) * 0.14)
+    return (x, y, radius)
+  }
+}

@@ -1,0 +1,56 @@
+import Raster
+import Timing
+
+/// What `loopsmith list` and the pipeline need to know about an effect before drawing it.
+public struct EffectInfo: Sendable {
+  /// The command-line name (`color-orbs`).
+  public var name: String
+  /// One plain sentence about what you see.
+  public var summary: String
+  public var parameters: [ParameterSpec]
+  /// Whether the effect leaves pixels transparent (voice orb, loader), so alpha can be kept.
+  public var isTransparent: Bool
+  /// The size in points a video of the effect has by default (a full phone screen for backgrounds).
+  public var defaultSize: (width: Double, height: Double)
+  /// Frames a second the seed draws at.
+  public var defaultFPS: Int
+  /// Whole multiples of this many seconds are the only loop lengths (6 for weather), or nil.
+  public var loopQuantum: Double?
+
+  public init(name: String, summary: String, parameters: [ParameterSpec], isTransparent: Bool,
+              defaultSize: (width: Double, height: Double) = (360, 640), defaultFPS: Int = 30,
+              loopQuantum: Double? = nil) {
+    self.name = name
+    self.summary = summary
+    self.parameters = parameters
+    self.isTransparent = isTransparent
+    self.defaultSize = defaultSize
+    self.defaultFPS = defaultFPS
+    self.loopQuantum = loopQuantum
+  }
+
+  public func parameter(named name: String) -> ParameterSpec? { parameters.first { $0.name == name } }
+}
+
+/// One of the five effects, ready to draw any moment of itself.
+///
+/// Drawing is a pure function of the clock's time and the effect's values: frames render on many
+/// threads in any order, so an effect keeps no state between frames.
+public protocol Effect: Sendable {
+  static var info: EffectInfo { get }
+  init(values: ParameterValues, environment: RenderEnvironment)
+  /// Draws the moment `clock.time` over the whole context (its size is the video's, in points).
+  /// With Reduce Motion on, callers pass a clock at time 0.
+  func draw(in context: inout GraphicsContext, clock: Clock)
+}
+
+/// Every effect, by command-line name.
+public enum EffectRegistry {
+  public static let all: [any Effect.Type] = effectTypes
+
+  public static func type(named name: String) -> (any Effect.Type)? {
+    all.first { $0.info.name == name }
+  }
+
+  public static var names: [String] { all.map { $0.info.name } }
+}

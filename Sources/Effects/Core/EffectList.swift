@@ -1,0 +1,4 @@
+/// The effects in the order `loopsmith list` shows them.
+let effectTypes: [any Effect.Type] = [
+  ColorOrbs.self,
+]

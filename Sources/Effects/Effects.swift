@@ -1,1 +1,0 @@
-// The Effects module; see DESIGN.md.

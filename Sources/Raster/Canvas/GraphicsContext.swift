@@ -1,0 +1,296 @@
+/// Draws into a surface the way SwiftUI's `GraphicsContext` does: a value whose state (transform,
+/// opacity, blend mode, filters, clip) is copied with it, so `var glow = context` makes a context
+/// whose changes leave the original alone while both draw into the same layer, in call order
+/// (SEMANTICS.md 4.1).
+public struct GraphicsContext {
+  let surface: Surface
+  let target: Layer
+  /// User space (points) to the target's pixels.
+  public var transform: Transform
+  /// Multiplies the alpha of everything drawn.
+  public var opacity: Double = 1
+  public var blendMode: BlendMode = .sourceOver
+  public private(set) var filters: [Filter] = []
+  var clipMask: ClipMask?
+
+  init(surface: Surface, target: Layer, transform: Transform) {
+    self.surface = surface
+    self.target = target
+    self.transform = transform
+  }
+
+  /// The size of the drawing area in points.
+  public var size: (width: Double, height: Double) { surface.size }
+
+  /// Pixels per point.
+  public var displayScale: Float { surface.scale }
+
+  public mutating func translateBy(x: Double, y: Double) {
+    transform = transform.concatenating(.translation(Float(x), Float(y)))
+  }
+
+  public mutating func rotate(by radians: Double) {
+    transform = transform.concatenating(.rotation(radians))
+  }
+
+  public mutating func scaleBy(x: Double, y: Double) {
+    transform = transform.concatenating(.scale(Float(x), Float(y)))
+  }
+
+  /// Adds a filter that every later drawing operation goes through, one operation at a time.
+  public mutating func addFilter(_ filter: Filter) { filters.append(filter) }
+
+  // MARK: - Fill and stroke
+
+  /// Fills the inside of `path` with `shading`.
+  public func fill(_ path: Path, with shading: Shading, rule: FillRule = .nonZero) {
+    surface.lines.removeAll()
+    path.flatten(transform: transform, into: &surface.lines)
+    draw(lines: surface.lines, shading: shading, rule: rule)
+  }
+
+  /// Strokes `path` with butt caps and miter joins (SwiftUI's `stroke(_:with:lineWidth:)`).
+  public func stroke(_ path: Path, with shading: Shading, style: StrokeStyle) {
+    surface.lines.removeAll()
+    surface.outline.removeAll()
+    // Widen in device space: the flattened points are already transformed, so the half width is
+    // the user width times the transform's length scale.
+    path.flatten(transform: transform, into: &surface.lines)
+    let hw = style.lineWidth * transform.lengthScale / 2
+    surface.lines.stroked(halfWidth: hw, miterLimit: style.miterLimit, into: &surface.outline)
+    draw(lines: surface.outline, shading: shading, rule: .nonZero)
+  }
+
+  public func stroke(_ path: Path, with shading: Shading, lineWidth: Double) {
+    stroke(path, with: shading, style: StrokeStyle(lineWidth: Float(lineWidth)))
+  }
+
+  // MARK: - Clip
+
+  /// Intersects the clip with the inside of `path`; later operations are masked after filtering.
+  public mutating func clip(to path: Path, rule: FillRule = .nonZero) {
+    surface.lines.removeAll()
+    path.flatten(transform: transform, into: &surface.lines)
+    var rect = IntRect.empty
+    if let b = surface.lines.bounds {
+      rect = IntRect(covering: b.min, b.max).intersection(target.bounds)
+    }
+    if let old = clipMask { rect = rect.intersection(old.rect) }
+    let mask = ClipMask(rect: rect)
+    if !rect.isEmpty {
+      let cov = surface.coverage
+      cov.reset(x0: rect.x, y0: rect.y, width: rect.width, height: rect.height)
+      cov.add(surface.lines)
+      for y in 0..<rect.height {
+        guard let span = cov.span(row: y) else { continue }
+        let out = mask.row(rect.y + y)
+        cov.resolve(row: y, span: span, rule: rule, into: out + span.lowerBound)
+        if let old = clipMask {
+          let prior = old.row(rect.y + y) + (rect.x - old.rect.x)
+          for x in span { out[x] *= prior[x] }
+        }
+      }
+    }
+    clipMask = mask
+  }
+
+  // MARK: - Layers
+
+  /// Draws what `content` draws into a fresh transparent layer, then composites that layer as one
+  /// operation with this context's filters, opacity, blend mode and clip (SEMANTICS.md 4.3).
+  public func drawLayer(_ content: (inout GraphicsContext) -> Void) {
+    let layer = surface.checkout()
+    defer { surface.checkin(layer) }
+    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+    var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
+    content(&inner)
+    composite(layer, applyingFilters: true)
+  }
+
+  /// Draws `content` once per weight into its own layer, mixes the layers by weight (a true
+  /// crossfade: `Σ wᵢ Lᵢ` in premultiplied color), then composites the mix as one operation.
+  public func drawBlended(weights: [Double], _ content: (Int, inout GraphicsContext) -> Void) {
+    guard !weights.isEmpty else { return }
+    if weights.count == 1 {
+      drawLayer { content(0, &$0) }
+      return
+    }
+    let layers = weights.map { _ in surface.checkout() }
+    defer { layers.forEach(surface.checkin) }
+    for (i, layer) in layers.enumerated() {
+      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+      var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
+      content(i, &inner)
+    }
+    let mix = layers[0]
+    let w0 = Pixel(repeating: Float(weights[0]))
+    var dirty = mix.dirty
+    for layer in layers.dropFirst() { dirty = dirty.union(layer.dirty) }
+    for y in dirty.y..<dirty.maxY {
+      let out = mix.row(y)
+      for x in dirty.x..<dirty.maxX { out[x] *= w0 }
+    }
+    for (layer, w) in zip(layers.dropFirst(), weights.dropFirst()) {
+      let wv = Pixel(repeating: Float(w))
+      for y in layer.dirty.y..<layer.dirty.maxY {
+        let out = mix.row(y), src = layer.row(y)
+        for x in layer.dirty.x..<layer.dirty.maxX { out[x] += src[x] * wv }
+      }
+    }
+    mix.dirty = dirty
+    composite(mix, applyingFilters: true)
+  }
+
+  /// Draws `content` into a layer and a shadow of it behind: the layer's alpha blurred by
+  /// `radius` (a Gaussian sigma in user units, SEMANTICS.md 7.4) and tinted by `color`.
+  public func drawLayer(shadow color: Color, radius: Double, _ content: (inout GraphicsContext) -> Void) {
+    let layer = surface.checkout()
+    defer { surface.checkin(layer) }
+    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+    var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
+    content(&inner)
+    let sigma = Float(radius) * transform.lengthScale
+    let margin = Int((3 * max(sigma, 0)).rounded(.up))
+    let region = layer.dirty.insetBy(-margin)
+    if !region.isEmpty && color.alpha > 0 {
+      let shade = surface.checkout()
+      defer { surface.checkin(shade) }
+      shade.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)
+      let tint = color.premultiplied
+      let src = layer.dirty
+      for y in src.y..<src.maxY {
+        let from = layer.row(y)
+        let to = shade.row(y - region.y) - region.x
+        for x in src.x..<src.maxX { to[x] = tint * from[x].w }
+      }
+      shade.dirty = shade.bounds
+      surface.blur.apply(sigma: sigma, to: shade.pixels, width: shade.width, height: shade.height)
+      // The shadow and the layer are one view: composite them together, so a filter on this
+      // context (the voice orb's color filters) sees both.
+      let both = surface.checkout()
+      defer { surface.checkin(both) }
+      both.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+      blendLayer(shade, onto: both, mode: .sourceOver, opacity: 1, clip: nil)
+      blendLayer(layer, onto: both, mode: .sourceOver, opacity: 1, clip: nil)
+      composite(both, applyingFilters: true)
+    } else {
+      composite(layer, applyingFilters: true)
+    }
+  }
+
+  // MARK: - Internals
+
+  /// Rasterizes flattened, transformed lines with this context's state.
+  private func draw(lines: Polylines, shading: Shading, rule: FillRule) {
+    guard let bounds = lines.bounds else { return }
+    let program = ShadingProgram(shading, transform: transform)
+    if filters.isEmpty {
+      rasterize(lines, program, rule, into: target, origin: (0, 0), opacity: Float(opacity),
+                mode: blendMode, clip: clipMask)
+      return
+    }
+    // Each operation alone: rasterized into a scratch layer with room for the blur to spread,
+    // including geometry up to 3 sigma off the canvas (SEMANTICS.md 4.4), filtered, composited.
+    let margin = filterMargin
+    let reach = target.bounds.insetBy(-margin)
+    let region = IntRect(covering: bounds.min, bounds.max).insetBy(-margin).intersection(reach)
+    guard !region.isEmpty else { return }
+    let scratch = surface.checkout()
+    defer { surface.checkin(scratch) }
+    scratch.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)
+    rasterize(lines, program, rule, into: scratch, origin: (region.x, region.y), opacity: 1,
+              mode: .sourceOver, clip: nil)
+    composite(scratch, applyingFilters: true)
+  }
+
+  /// Pixels a blur filter may spread an operation by: 3 sigma per blur, summed.
+  private var filterMargin: Int {
+    var sigma: Float = 0
+    for case .blur(let r) in filters { sigma += max(r, 0) * transform.lengthScale }
+    return Int((3 * sigma).rounded(.up))
+  }
+
+  /// Coverage of `lines` (target pixel coordinates) shaded and blended into `layer`, whose pixel
+  /// (0, 0) sits at `origin` of the target.
+  private func rasterize(
+    _ lines: Polylines, _ program: ShadingProgram, _ rule: FillRule, into layer: Layer,
+    origin: (Int, Int), opacity: Float, mode: BlendMode, clip: ClipMask?
+  ) {
+    guard let b = lines.bounds else { return }
+    var region = IntRect(covering: b.min, b.max).intersection(layer.bounds.offsetBy(origin.0, origin.1))
+    if let clip { region = region.intersection(clip.rect) }
+    guard !region.isEmpty, opacity > 0 else { return }
+    let cov = surface.coverage
+    cov.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)
+    cov.add(lines)
+    surface.ensureRows(region.width)
+    let covRow = surface.coverageRow, src = surface.sourceRow
+    let solid: Pixel
+    if case .solid(let p) = program.kind { solid = p } else { solid = .zero }
+    var touched = IntRect.empty
+    for y in 0..<region.height {
+      guard let span = cov.span(row: y) else { continue }
+      let ty = region.y + y
+      let x = region.x + span.lowerBound
+      let n = span.count
+      cov.resolve(row: y, span: span, rule: rule, into: covRow)
+      if let clip {
+        let m = clip.row(ty) + (x - clip.rect.x)
+        for i in 0..<n { covRow[i] *= m[i] }
+      }
+      let dest = layer.row(ty - origin.1) + (x - origin.0)
+      if program.isSolid {
+        blendSpan(mode, count: n, dest: dest, coverage: covRow, solid: solid, source: nil, opacity: opacity)
+      } else {
+        program.shade(row: ty, x: x, count: n, into: src)
+        blendSpan(mode, count: n, dest: dest, coverage: covRow, solid: .zero, source: src, opacity: opacity)
+      }
+      touched = touched.union(IntRect(x: x - origin.0, y: ty - origin.1, width: n, height: 1))
+    }
+    layer.dirty = layer.dirty.union(touched)
+  }
+
+  /// Applies this context's filters to `layer` (if asked), then blends it onto the target with
+  /// this context's opacity, blend mode and clip.
+  private func composite(_ layer: Layer, applyingFilters: Bool) {
+    if applyingFilters && !filters.isEmpty && !layer.dirty.isEmpty {
+      for filter in filters {
+        switch filter {
+        case .blur(let radius):
+          let sigma = radius * transform.lengthScale
+          surface.blur.apply(sigma: sigma, to: layer.pixels, width: layer.width, height: layer.height)
+          layer.dirty = layer.bounds
+        case .colorMatrix(let m):
+          let d = layer.dirty
+          for y in d.y..<d.maxY {
+            let row = layer.row(y)
+            for x in d.x..<d.maxX { row[x] = m.apply(row[x]) }
+          }
+        }
+      }
+    }
+    blendLayer(layer, onto: target, mode: blendMode, opacity: Float(opacity), clip: clipMask)
+  }
+
+  /// Blends the dirty part of `layer` onto `dest` (both placed by their origins).
+  private func blendLayer(_ layer: Layer, onto dest: Layer, mode: BlendMode, opacity: Float, clip: ClipMask?) {
+    var region = layer.dirty.offsetBy(layer.x0, layer.y0)
+      .intersection(dest.bounds.offsetBy(dest.x0, dest.y0))
+    if let clip { region = region.intersection(clip.rect) }
+    guard !region.isEmpty, opacity > 0 else { return }
+    for y in region.y..<region.maxY {
+      let src = layer.row(y - layer.y0) + (region.x - layer.x0)
+      let out = dest.row(y - dest.y0) + (region.x - dest.x0)
+      let mask: UnsafePointer<Float>? = clip.map { UnsafePointer($0.row(y) + (region.x - $0.rect.x)) }
+      if let mask {
+        surface.ensureRows(region.width)
+        let scaled = surface.sourceRow
+        for i in 0..<region.width { scaled[i] = src[i] * mask[i] }
+        blendSpan(mode, count: region.width, dest: out, coverage: nil, solid: .zero, source: scaled, opacity: opacity)
+      } else {
+        blendSpan(mode, count: region.width, dest: out, coverage: nil, solid: .zero, source: src, opacity: opacity)
+      }
+    }
+    dest.dirty = dest.dirty.union(region.offsetBy(-dest.x0, -dest.y0))
+  }
+}

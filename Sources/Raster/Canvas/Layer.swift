@@ -1,0 +1,119 @@
+/// A rectangle of premultiplied pixels placed at `(x0, y0)` of the image it will be drawn into.
+///
+/// Layers come from a surface's pool and are reused frame after frame; their storage only grows.
+public final class Layer: @unchecked Sendable {
+  public private(set) var x0 = 0, y0 = 0, width = 0, height = 0
+  public private(set) var pixels: UnsafeMutablePointer<Pixel>
+  private var capacity: Int
+  /// The part that may hold non-transparent pixels, in layer coordinates (empty when clear).
+  var dirty = IntRect.empty
+
+  init() {
+    capacity = 1
+    pixels = .allocate(capacity: 1)
+    pixels.initialize(to: .zero)
+  }
+
+  /// A layer over an existing image (the canvas itself); the image keeps the storage.
+  init(wrapping image: Image) {
+    capacity = -1  // not owned
+    pixels = image.pixels
+    (width, height) = (image.width, image.height)
+    dirty = IntRect(x: 0, y: 0, width: width, height: height)
+  }
+
+  deinit { if capacity >= 0 { pixels.deallocate() } }
+
+  /// Makes the layer a transparent rectangle of the given size and place.
+  func reset(x0: Int, y0: Int, width: Int, height: Int) {
+    precondition(capacity >= 0, "a wrapped image cannot be reset")
+    precondition(width >= 0 && height >= 0)
+    let needed = max(width * height, 1)
+    if needed > capacity {
+      pixels.deallocate()
+      capacity = needed
+      pixels = .allocate(capacity: needed)
+      pixels.initialize(repeating: .zero, count: needed)
+    } else if width == self.width && height == self.height {
+      // Same shape as last time: only what was drawn needs clearing (a full-screen layer that
+      // held one small glow costs a small clear, not 33 MB).
+      for y in dirty.y..<dirty.maxY {
+        (pixels + y * width + dirty.x).update(repeating: .zero, count: dirty.width)
+      }
+    } else {
+      pixels.update(repeating: .zero, count: width * height)
+    }
+    (self.x0, self.y0, self.width, self.height) = (x0, y0, width, height)
+    dirty = .empty
+  }
+
+  @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<Pixel> { pixels + y * width }
+
+  var bounds: IntRect { IntRect(x: 0, y: 0, width: width, height: height) }
+}
+
+/// A rectangle of whole pixels.
+public struct IntRect: Hashable, Sendable {
+  public var x: Int, y: Int, width: Int, height: Int
+  public init(x: Int, y: Int, width: Int, height: Int) {
+    (self.x, self.y, self.width, self.height) = (x, y, max(width, 0), max(height, 0))
+  }
+  public static let empty = IntRect(x: 0, y: 0, width: 0, height: 0)
+  public var isEmpty: Bool { width <= 0 || height <= 0 }
+  public var maxX: Int { x + width }
+  public var maxY: Int { y + height }
+
+  /// The smallest whole-pixel rectangle holding `lo...hi`, or empty when they are not finite.
+  init(covering lo: Point, _ hi: Point) {
+    guard lo.x.isFinite, lo.y.isFinite, hi.x.isFinite, hi.y.isFinite else {
+      self = .empty
+      return
+    }
+    // Clamp before converting: a point far off-canvas must not overflow Int.
+    let big: Float = 16_777_216
+    let x0 = Int(min(max(lo.x, -big), big).rounded(.down))
+    let y0 = Int(min(max(lo.y, -big), big).rounded(.down))
+    let x1 = Int(min(max(hi.x, -big), big).rounded(.up))
+    let y1 = Int(min(max(hi.y, -big), big).rounded(.up))
+    self.init(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+  }
+
+  public func intersection(_ o: IntRect) -> IntRect {
+    let nx = max(x, o.x), ny = max(y, o.y)
+    let r = IntRect(x: nx, y: ny, width: min(maxX, o.maxX) - nx, height: min(maxY, o.maxY) - ny)
+    return r.isEmpty ? .empty : r
+  }
+
+  public func union(_ o: IntRect) -> IntRect {
+    if isEmpty { return o }
+    if o.isEmpty { return self }
+    let nx = min(x, o.x), ny = min(y, o.y)
+    return IntRect(x: nx, y: ny, width: max(maxX, o.maxX) - nx, height: max(maxY, o.maxY) - ny)
+  }
+
+  public func insetBy(_ d: Int) -> IntRect {
+    IntRect(x: x + d, y: y + d, width: width - 2 * d, height: height - 2 * d)
+  }
+
+  public func offsetBy(_ dx: Int, _ dy: Int) -> IntRect {
+    IntRect(x: x + dx, y: y + dy, width: width, height: height)
+  }
+}
+
+/// Coverage of a clip: 0...1 per pixel over `rect` of the target, 0 outside it.
+final class ClipMask: @unchecked Sendable {
+  let rect: IntRect
+  let values: UnsafeMutablePointer<Float>
+
+  init(rect: IntRect) {
+    self.rect = rect
+    values = .allocate(capacity: max(rect.width * rect.height, 1))
+    values.initialize(repeating: 0, count: max(rect.width * rect.height, 1))
+  }
+
+  deinit { values.deallocate() }
+
+  @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<Float> {
+    values + (y - rect.y) * rect.width
+  }
+}

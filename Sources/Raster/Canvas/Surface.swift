@@ -1,0 +1,57 @@
+/// Everything one thread needs to draw frames into an image: the coverage accumulator, scratch
+/// rows, a pool of layers and the blur's buffers. Made once per render thread and reused for every
+/// frame, so drawing allocates nothing once it has warmed up.
+public final class Surface: @unchecked Sendable {
+  /// The image drawn into.
+  public let image: Image
+  /// Pixels per point: the display scale.
+  public let scale: Float
+
+  let canvasLayer: Layer
+  let coverage = Coverage()
+  let blur = GaussianBlur()
+  var lines = Polylines()
+  var outline = Polylines()
+  private(set) var coverageRow: UnsafeMutablePointer<Float>
+  private(set) var sourceRow: UnsafeMutablePointer<Pixel>
+  private var rowCapacity: Int
+  private var freeLayers: [Layer] = []
+
+  /// A surface drawing into `image` at `scale` pixels per point.
+  public init(image: Image, scale: Float) {
+    precondition(scale > 0 && scale.isFinite, "display scale \(scale) must be positive")
+    self.image = image
+    self.scale = scale
+    canvasLayer = Layer(wrapping: image)
+    rowCapacity = image.width
+    coverageRow = .allocate(capacity: rowCapacity)
+    sourceRow = .allocate(capacity: rowCapacity)
+  }
+
+  deinit {
+    coverageRow.deallocate()
+    sourceRow.deallocate()
+  }
+
+  /// The size of the image in points.
+  public var size: (width: Double, height: Double) {
+    (Double(image.width) / Double(scale), Double(image.height) / Double(scale))
+  }
+
+  /// A context drawing into the image in points, with SwiftUI's default state.
+  public func context() -> GraphicsContext {
+    GraphicsContext(surface: self, target: canvasLayer, transform: .scale(scale, scale))
+  }
+
+  func ensureRows(_ width: Int) {
+    guard width > rowCapacity else { return }
+    coverageRow.deallocate()
+    sourceRow.deallocate()
+    rowCapacity = width
+    coverageRow = .allocate(capacity: width)
+    sourceRow = .allocate(capacity: width)
+  }
+
+  func checkout() -> Layer { freeLayers.popLast() ?? Layer() }
+  func checkin(_ layer: Layer) { freeLayers.append(layer) }
+}

@@ -1,0 +1,193 @@
+/// How overlapping parts of a path count: SwiftUI's default non-zero winding, or even-odd.
+public enum FillRule: Sendable {
+  case nonZero
+  case evenOdd
+}
+
+/// Exact area coverage of straight edges over a rectangle of pixels.
+///
+/// Each edge adds, to the cells it crosses, the signed area it leaves to its right within the
+/// cell, and the rest of its height to the next cell; a running sum along a row then gives each
+/// pixel's winding, fractional at edges (the accumulation rasterizer of font-rs and stb_truetype).
+/// The coverage of a pixel that one edge crosses is its exact area; where edges of two overlapping
+/// subpaths share a pixel the sum is folded by the fill rule, as analytic rasterizers do.
+public final class Coverage: @unchecked Sendable {
+  /// The pixels covered: columns `x0 ..< x0 + width`, rows `y0 ..< y0 + height` of the target.
+  public private(set) var x0 = 0, y0 = 0, width = 0, height = 0
+  private var stride = 0
+  private var cells: UnsafeMutablePointer<Float>
+  private var capacity: Int
+  /// The first and last cell each row touched; rows outside every edge stay (Int.max, -1).
+  private var rowMin: [Int] = []
+  private var rowMax: [Int] = []
+
+  public init() {
+    capacity = 0
+    cells = .allocate(capacity: 1)
+  }
+
+  deinit { cells.deallocate() }
+
+  /// Starts a new shape over the given pixels; the cells are zero (resolve clears what it reads).
+  public func reset(x0: Int, y0: Int, width: Int, height: Int) {
+    precondition(width >= 0 && height >= 0, "coverage region \(width)x\(height)")
+    (self.x0, self.y0, self.width, self.height) = (x0, y0, width, height)
+    stride = width + 2
+    let needed = stride * height
+    if needed > capacity {
+      cells.deallocate()
+      capacity = max(needed, capacity * 2)
+      cells = .allocate(capacity: capacity)
+      cells.initialize(repeating: 0, count: capacity)
+    }
+    if rowMin.count < height {
+      rowMin = Array(repeating: .max, count: height)
+      rowMax = Array(repeating: -1, count: height)
+    }
+  }
+
+  /// Adds every run as a closed polygon (fills close open subpaths).
+  public func add(_ lines: Polylines) {
+    lines.points.withUnsafeBufferPointer { pts in
+      for run in lines.runs where run.count >= 2 {
+        var previous = pts[run.start + run.count - 1]
+        for i in run.start..<(run.start + run.count) {
+          let p = pts[i]
+          addEdge(previous, p)
+          previous = p
+        }
+      }
+    }
+  }
+
+  /// Adds one edge given in target pixel coordinates; its direction sets the sign of its winding.
+  public func addEdge(_ a: Point, _ b: Point) {
+    guard a.y != b.y, width > 0, height > 0 else { return }
+    guard a.x.isFinite, a.y.isFinite, b.x.isFinite, b.y.isFinite else { return }
+    let ox = Float(x0), oy = Float(y0)
+    let p = Point(a.x - ox, a.y - oy), q = Point(b.x - ox, b.y - oy)
+    // Split where the edge crosses the left and right sides, so each piece can be clamped into the
+    // cells: left of the region a piece still winds everything to its right; right of it, nothing.
+    let w = Float(width)
+    var ts: (Float, Float) = (2, 2)
+    if (p.x < 0) != (q.x < 0) { ts.0 = (0 - p.x) / (q.x - p.x) }
+    if (p.x > w) != (q.x > w) { ts.1 = (w - p.x) / (q.x - p.x) }
+    let t1 = min(ts.0, ts.1), t2 = max(ts.0, ts.1)
+    var start = p
+    for t in [t1, t2] where t > 0 && t < 1 {
+      let mid = p + (q - p) * t
+      clampedLine(start, mid)
+      start = mid
+    }
+    clampedLine(start, q)
+  }
+
+  private func clampedLine(_ a: Point, _ b: Point) {
+    let w = Float(width)
+    let p = Point(min(max(a.x, 0), w), a.y)
+    let q = Point(min(max(b.x, 0), w), b.y)
+    line(p, q)
+  }
+
+  /// The accumulation for one edge already inside 0...width horizontally.
+  private func line(_ a: Point, _ b: Point) {
+    guard a.y != b.y else { return }
+    let (dir, p0, p1): (Float, Point, Point) = a.y < b.y ? (1, a, b) : (-1, b, a)
+    let h = Float(height)
+    if p1.y <= 0 || p0.y >= h { return }
+    let dxdy = (p1.x - p0.x) / (p1.y - p0.y)
+    var x = p0.x
+    let yStart = max(p0.y, 0)
+    if p0.y < 0 { x -= p0.y * dxdy }
+    let yEnd = min(p1.y, h)
+    let rowStart = Int(yStart)
+    let rowEnd = min(Int(yEnd.rounded(.up)), height)
+    let limit = width + 1
+    for y in rowStart..<rowEnd {
+      let fy = Float(y)
+      let dy = min(fy + 1, yEnd) - max(fy, yStart)
+      if dy <= 0 { continue }
+      let xnext = x + dxdy * dy
+      let d = dy * dir
+      let (xa, xb) = x < xnext ? (x, xnext) : (xnext, x)
+      let base = cells + y * stride
+      let xaFloor = xa.rounded(.down)
+      let xai = min(Int(xaFloor), limit)
+      let xbCeil = xb.rounded(.up)
+      let xbi = min(Int(xbCeil), limit)
+      var touchedHigh = xai + 1
+      if xbi <= xai + 1 {
+        // Inside one cell: the area right of the edge's midpoint.
+        let xmf = 0.5 * (x + xnext) - xaFloor
+        base[xai] += d - d * xmf
+        if xai + 1 <= limit { base[xai + 1] += d * xmf }
+      } else {
+        let s = 1 / (xb - xa)
+        let xaf = xa - xaFloor
+        let a0 = 0.5 * s * (1 - xaf) * (1 - xaf)
+        let xbf = xb - xbCeil + 1
+        let am = 0.5 * s * xbf * xbf
+        base[xai] += d * a0
+        if xbi == xai + 2 {
+          base[xai + 1] += d * (1 - a0 - am)
+        } else {
+          let a1 = s * (1.5 - xaf)
+          base[xai + 1] += d * (a1 - a0)
+          var xi = xai + 2
+          while xi < xbi - 1 {
+            base[xi] += d * s
+            xi += 1
+          }
+          let a2 = a1 + Float(xbi - xai - 3) * s
+          base[xbi - 1] += d * (1 - a2 - am)
+        }
+        base[xbi] += d * am
+        touchedHigh = xbi
+      }
+      if xai < rowMin[y] { rowMin[y] = xai }
+      if touchedHigh > rowMax[y] { rowMax[y] = touchedHigh }
+      x = xnext
+    }
+  }
+
+  /// The columns of row `y` (relative to the region) that may be covered, or nil when none is.
+  public func span(row y: Int) -> Range<Int>? {
+    let lo = rowMin[y], hi = rowMax[y]
+    guard hi >= 0 else { return nil }
+    return max(lo, 0)..<min(hi + 1, width)
+  }
+
+  /// Writes the coverage of `span` in row `y` (relative to the region), 0...1, to `out[0...]`
+  /// and clears the row's cells for the next shape.
+  public func resolve(row y: Int, span: Range<Int>, rule: FillRule, into out: UnsafeMutablePointer<Float>) {
+    let base = cells + y * stride
+    var acc: Float = 0
+    // Cells left of the span hold nothing (rowMin is the first touched).
+    switch rule {
+    case .nonZero:
+      for x in span {
+        acc += base[x]
+        out[x - span.lowerBound] = min(abs(acc), 1)
+      }
+    case .evenOdd:
+      for x in span {
+        acc += base[x]
+        let v = abs(acc).truncatingRemainder(dividingBy: 2)
+        out[x - span.lowerBound] = v > 1 ? 2 - v : v
+      }
+    }
+    clear(row: y)
+  }
+
+  /// Clears a row without reading it.
+  public func clear(row y: Int) {
+    let hi = rowMax[y]
+    if hi >= 0 {
+      let lo = max(rowMin[y], 0)
+      let end = min(hi + 2, stride)
+      (cells + y * stride + lo).update(repeating: 0, count: end - lo)
+    }
+    rowMin[y] = .max
+    rowMax[y] = -1
+  }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// A map of straight gamma-encoded RGB: `out = M * rgb + offset`, alpha kept (SEMANTICS.md 7.3).
+public struct ColorMatrix: Sendable, Hashable {
+  public var r: SIMD4<Float>  // (m00, m01, m02, offset)
+  public var g: SIMD4<Float>
+  public var b: SIMD4<Float>
+
+  public init(r: SIMD4<Float>, g: SIMD4<Float>, b: SIMD4<Float>) { (self.r, self.g, self.b) = (r, g, b) }
+
+  public static let identity = ColorMatrix(r: [1, 0, 0, 0], g: [0, 1, 0, 0], b: [0, 0, 1, 0])
+
+  /// `brightness(b)`: adds `b` to red, green and blue.
+  public static func brightness(_ amount: Double) -> ColorMatrix {
+    let a = Float(amount)
+    return ColorMatrix(r: [1, 0, 0, a], g: [0, 1, 0, a], b: [0, 0, 1, a])
+  }
+
+  /// `saturation(s)`: SVG feColorMatrix saturate; 1 leaves colors alone, 0 is grey.
+  public static func saturation(_ amount: Double) -> ColorMatrix {
+    let s = Float(amount)
+    return ColorMatrix(
+      r: [0.213 + 0.787 * s, 0.715 - 0.715 * s, 0.072 - 0.072 * s, 0],
+      g: [0.213 - 0.213 * s, 0.715 + 0.285 * s, 0.072 - 0.072 * s, 0],
+      b: [0.213 - 0.213 * s, 0.715 - 0.715 * s, 0.072 + 0.928 * s, 0])
+  }
+
+  /// `hueRotation(θ)`: SVG feColorMatrix hueRotate; positive angles move red toward yellow.
+  public static func hueRotation(radians: Double) -> ColorMatrix {
+    let c = Float(cos(radians)), s = Float(sin(radians))
+    return ColorMatrix(
+      r: [0.213 + 0.787 * c - 0.213 * s, 0.715 - 0.715 * c - 0.715 * s, 0.072 - 0.072 * c + 0.928 * s, 0],
+      g: [0.213 - 0.213 * c + 0.143 * s, 0.715 + 0.285 * c + 0.140 * s, 0.072 - 0.072 * c - 0.283 * s, 0],
+      b: [0.213 - 0.213 * c - 0.787 * s, 0.715 - 0.715 * c + 0.715 * s, 0.072 + 0.928 * c + 0.072 * s, 0])
+  }
+
+  /// `self` after `inner`: applying the result equals applying `inner`, then `self`.
+  public func concatenating(_ inner: ColorMatrix) -> ColorMatrix {
+    func row(_ m: SIMD4<Float>) -> SIMD4<Float> {
+      let col = { (i: Int) in m.x * inner.r[i] + m.y * inner.g[i] + m.z * inner.b[i] }
+      return SIMD4(col(0), col(1), col(2), col(3) + m.w)
+    }
+    return ColorMatrix(r: row(r), g: row(g), b: row(b))
+  }
+
+  /// The matrix applied to one premultiplied pixel: un-premultiply, map, re-premultiply.
+  @inline(__always) public func apply(_ p: Pixel) -> Pixel {
+    let a = p.w
+    guard a > 0 else { return .zero }
+    let c = SIMD4<Float>(p.x / a, p.y / a, p.z / a, 1)
+    let out = Pixel((r * c).sum(), (g * c).sum(), (b * c).sum(), 1)
+    return out * a
+  }
+}
+
+/// An effect applied to each drawing operation of a context (SEMANTICS.md 4.2).
+public enum Filter: Sendable, Hashable {
+  /// A Gaussian blur whose radius is its standard deviation, in the context's user units.
+  case blur(radius: Float)
+  case colorMatrix(ColorMatrix)
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// A Gaussian blur whose standard deviation is the SwiftUI blur radius (SEMANTICS.md 4.4),
+/// transparent outside the pixels it is given.
+///
+/// Up to `directLimit` pixels of sigma it is exact: a separable kernel to 3 sigma, renormalised.
+/// Above, it blurs a copy shrunk by 2^k with nested 2x2 box averages until sigma is between 2.5 and
+/// 5 shrunk pixels, with the shrinking's and the bilinear re-enlarging's own variance taken out of
+/// the small blur's sigma (variances add), so the whole keeps the requested sigma. Against an exact
+/// Gaussian the error of this path stays below 1% of full scale (RasterTests pins it).
+public final class GaussianBlur: @unchecked Sendable {
+  static let directLimit: Float = 4
+
+  private var small: UnsafeMutablePointer<Pixel> = .allocate(capacity: 1)
+  private var smallCapacity = 1
+  private var scratch: UnsafeMutablePointer<Pixel> = .allocate(capacity: 1)
+  private var scratchCapacity = 1
+  private var weights: [Float] = []
+
+  public init() {}
+
+  deinit {
+    small.deallocate()
+    scratch.deallocate()
+  }
+
+  /// Blurs `width x height` pixels at `pixels` (rows `stride` apart) in place.
+  public func apply(sigma: Float, to pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int) {
+    guard sigma > 0, sigma.isFinite, width > 0, height > 0 else { return }
+    if sigma <= GaussianBlur.directLimit {
+      blurDirect(pixels, width: width, height: height, sigma: sigma)
+      return
+    }
+    let k = max(1, Int(log2(sigma / 2.5)))
+    let factor = 1 << k
+    let f = Float(factor)
+    // Variance of a box of `factor` pixels, and of the bilinear tent that re-enlarges.
+    let boxVariance = (f * f - 1) / 12
+    let tentVariance = f * f / 6
+    let smallSigma = max(sigma * sigma - boxVariance - tentVariance, 0.25).squareRoot() / f
+    let sw = (width + factor - 1) / factor, sh = (height + factor - 1) / factor
+    ensure(&small, &smallCapacity, sw * sh)
+    shrink(pixels, width: width, height: height, factor: factor, into: small, sw, sh)
+    blurDirect(small, width: sw, height: sh, sigma: smallSigma)
+    enlarge(small, sw, sh, factor: factor, into: pixels, width: width, height: height)
+  }
+
+  private func ensure(_ buffer: inout UnsafeMutablePointer<Pixel>, _ capacity: inout Int, _ n: Int) {
+    if n > capacity {
+      buffer.deallocate()
+      capacity = n
+      buffer = .allocate(capacity: n)
+    }
+  }
+
+  /// Each small pixel is the mean of its `factor x factor` block; missing pixels count as clear.
+  private func shrink(
+    _ src: UnsafeMutablePointer<Pixel>, width: Int, height: Int, factor: Int,
+    into dst: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int
+  ) {
+    dst.update(repeating: .zero, count: sw * sh)
+    for y in 0..<height {
+      let row = src + y * width
+      let out = dst + (y / factor) * sw
+      var x = 0
+      while x < width {
+        let end = min(x + factor, width)
+        var sum = Pixel.zero
+        for i in x..<end { sum += row[i] }
+        out[x / factor] += sum
+        x = end
+      }
+    }
+    let scale = Pixel(repeating: 1 / Float(factor * factor))
+    for i in 0..<(sw * sh) { dst[i] *= scale }
+  }
+
+  /// Bilinear sampling of the small image at each pixel's center.
+  private func enlarge(
+    _ src: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, factor: Int,
+    into dst: UnsafeMutablePointer<Pixel>, width: Int, height: Int
+  ) {
+    let inv = 1 / Float(factor)
+    // Column weights repeat for every row: compute them once.
+    ensure(&scratch, &scratchCapacity, 0)
+    var x0s = [Int](repeating: 0, count: width)
+    var fxs = [Float](repeating: 0, count: width)
+    for x in 0..<width {
+      let u = (Float(x) + 0.5) * inv - 0.5
+      let fl = u.rounded(.down)
+      x0s[x] = Int(fl)
+      fxs[x] = u - fl
+    }
+    @inline(__always) func sample(_ row: UnsafeMutablePointer<Pixel>?, _ i: Int) -> Pixel {
+      guard let row, i >= 0, i < sw else { return .zero }
+      return row[i]
+    }
+    for y in 0..<height {
+      let v = (Float(y) + 0.5) * inv - 0.5
+      let fl = v.rounded(.down)
+      let j = Int(fl)
+      let fy = v - fl
+      let r0 = j >= 0 && j < sh ? src + j * sw : nil
+      let r1 = j + 1 >= 0 && j + 1 < sh ? src + (j + 1) * sw : nil
+      let out = dst + y * width
+      for x in 0..<width {
+        let i = x0s[x], fx = fxs[x]
+        let top = sample(r0, i) + (sample(r0, i + 1) - sample(r0, i)) * fx
+        let bottom = sample(r1, i) + (sample(r1, i + 1) - sample(r1, i)) * fx
+        out[x] = top + (bottom - top) * fy
+      }
+    }
+  }
+
+  /// The exact separable blur: a horizontal pass into scratch, a vertical pass back.
+  private func blurDirect(_ pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, sigma: Float) {
+    let radius = max(1, Int((3 * sigma).rounded(.up)))
+    weights = (0...radius).map { exp(-Float($0 * $0) / (2 * sigma * sigma)) }
+    let total = weights[0] + 2 * weights.dropFirst().reduce(0, +)
+    for i in weights.indices { weights[i] /= total }
+    ensure(&scratch, &scratchCapacity, width * height)
+    weights.withUnsafeBufferPointer { w in
+      // Horizontal: pixels -> scratch.
+      for y in 0..<height {
+        let src = pixels + y * width, dst = scratch + y * width
+        for x in 0..<width {
+          var sum = src[x] * w[0]
+          let reach = min(radius, max(x, width - 1 - x))
+          var k = 1
+          while k <= reach {
+            let wk = Pixel(repeating: w[k])
+            if x - k >= 0 { sum += src[x - k] * wk }
+            if x + k < width { sum += src[x + k] * wk }
+            k += 1
+          }
+          dst[x] = sum
+        }
+      }
+      // Vertical: scratch -> pixels, a row at a time so memory is read in order.
+      for y in 0..<height {
+        let dst = pixels + y * width
+        let w0 = Pixel(repeating: w[0])
+        let center = scratch + y * width
+        for x in 0..<width { dst[x] = center[x] * w0 }
+        for k in 1...radius {
+          let wk = Pixel(repeating: w[k])
+          if y - k >= 0 {
+            let up = scratch + (y - k) * width
+            for x in 0..<width { dst[x] += up[x] * wk }
+          }
+          if y + k < height {
+            let down = scratch + (y + k) * width
+            for x in 0..<width { dst[x] += down[x] * wk }
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/// Flattened subpaths: runs of points joined by straight lines, each open or closed.
+///
+/// The storage is reused from one drawing operation to the next (`removeAll` keeps capacity),
+/// so flattening allocates nothing once a canvas has warmed up.
+public struct Polylines: Sendable {
+  public struct Run: Sendable, Equatable {
+    public var start: Int
+    public var count: Int
+    public var closed: Bool
+  }
+
+  public var points: [Point] = []
+  public var runs: [Run] = []
+
+  public init() {}
+
+  public mutating func removeAll() {
+    points.removeAll(keepingCapacity: true)
+    runs.removeAll(keepingCapacity: true)
+  }
+
+  mutating func begin(_ p: Point) {
+    runs.append(Run(start: points.count, count: 1, closed: false))
+    points.append(p)
+  }
+
+  mutating func append(_ p: Point) {
+    if runs.isEmpty { begin(p); return }
+    // A zero-length step adds nothing and would give a stroke an undefined direction.
+    if points[points.count - 1] == p { return }
+    points.append(p)
+    runs[runs.count - 1].count += 1
+  }
+
+  mutating func close() {
+    guard !runs.isEmpty else { return }
+    runs[runs.count - 1].closed = true
+  }
+
+  /// Appends one closed polygon.
+  public mutating func addPolygon(_ corners: [Point]) {
+    guard let first = corners.first else { return }
+    begin(first)
+    for p in corners.dropFirst() { append(p) }
+    close()
+  }
+
+  /// The bounds of every point, or nil when empty.
+  public var bounds: (min: Point, max: Point)? {
+    guard var lo = points.first else { return nil }
+    var hi = lo
+    for p in points {
+      lo = pointwiseMin(lo, p)
+      hi = pointwiseMax(hi, p)
+    }
+    return (lo, hi)
+  }
+}
+
+extension Path {
+  /// Flattens the path mapped by `transform` into straight runs, no point of a curve further than
+  /// `tolerance` (in the transformed space) from the chords that replace it.
+  public func flatten(transform: Transform, tolerance: Float = 0.2, into out: inout Polylines) {
+    var current = Point.zero
+    var subpathStart = Point.zero
+    var open = false
+    for element in elements {
+      switch element {
+      case .move(let p):
+        current = transform.apply(p)
+        subpathStart = current
+        out.begin(current)
+        open = true
+      case .line(let p):
+        let q = transform.apply(p)
+        if !open { out.begin(current); open = true }
+        out.append(q)
+        current = q
+      case .quad(let c, let p):
+        if !open { out.begin(current); open = true }
+        let (c1, p1) = (transform.apply(c), transform.apply(p))
+        let dd = length(current - 2 * c1 + p1)
+        let n = Polylines.segmentCount(dd, tolerance: tolerance, scale: 0.25)
+        let step = 1 / Float(n)
+        for i in 1...n {
+          let t = Float(i) * step
+          let u = 1 - t
+          out.append(u * u * current + 2 * u * t * c1 + t * t * p1)
+        }
+        current = p1
+      case .cubic(let c1, let c2, let p):
+        if !open { out.begin(current); open = true }
+        let (a, b, q) = (transform.apply(c1), transform.apply(c2), transform.apply(p))
+        let dd = max(length(current - 2 * a + b), length(a - 2 * b + q))
+        let n = Polylines.segmentCount(dd, tolerance: tolerance, scale: 0.75)
+        let step = 1 / Float(n)
+        let p0 = current
+        for i in 1...n {
+          let t = Float(i) * step
+          let u = 1 - t
+          let w0 = u * u * u, w1 = 3 * u * u * t, w2 = 3 * u * t * t, w3 = t * t * t
+          out.append(w0 * p0 + w1 * a + w2 * b + w3 * q)
+        }
+        current = q
+      case .close:
+        if open {
+          out.close()
+          open = false
+        }
+        current = subpathStart
+      }
+    }
+  }
+}
+
+extension Polylines {
+  /// Chords for a curve whose second difference is `dd`: the flattening error of n chords is at
+  /// most `scale * dd / n²`, so n = sqrt(scale * dd / tolerance), at least 1 and at most 256.
+  static func segmentCount(_ dd: Float, tolerance: Float, scale: Float) -> Int {
+    guard dd.isFinite, dd > 0 else { return 1 }
+    let n = (scale * dd / tolerance).squareRoot().rounded(.up)
+    return Int(min(max(n, 1), 256))
+  }
+}
+
+@inline(__always) func length(_ v: Point) -> Float { (v * v).sum().squareRoot() }

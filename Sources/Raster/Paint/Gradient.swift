@@ -1,0 +1,83 @@
+/// Colors at locations from 0 to 1, as SwiftUI's `Gradient`.
+public struct Gradient: Sendable, Hashable {
+  public struct Stop: Sendable, Hashable {
+    public var color: Color
+    public var location: Float
+    public init(color: Color, location: Float) { (self.color, self.location) = (color, location) }
+  }
+
+  /// How colors mix between stops where alpha changes (SEMANTICS.md 2.3: undocumented; premultiplied
+  /// keeps fades to `.clear` free of the grey band that straight interpolation draws).
+  public enum AlphaInterpolation: Sendable, Hashable {
+    case premultiplied
+    case straight
+  }
+
+  public var stops: [Stop]
+  public var alphaInterpolation: AlphaInterpolation
+
+  /// Stops in the given order; locations are clamped to 0...1 and kept non-decreasing.
+  public init(stops: [Stop], alphaInterpolation: AlphaInterpolation = .premultiplied) {
+    var last: Float = 0
+    self.stops = stops.map { stop in
+      let loc = stop.location.isFinite ? max(min(max(stop.location, 0), 1), last) : last
+      last = loc
+      return Stop(color: stop.color, location: loc)
+    }
+    self.alphaInterpolation = alphaInterpolation
+  }
+
+  /// Colors spaced evenly, location i / (n - 1), as `Gradient(colors:)`.
+  public init(colors: [Color], alphaInterpolation: AlphaInterpolation = .premultiplied) {
+    let n = colors.count
+    self.init(
+      stops: colors.enumerated().map { i, c in
+        Stop(color: c, location: n > 1 ? Float(i) / Float(n - 1) : 0)
+      }, alphaInterpolation: alphaInterpolation)
+  }
+
+  /// The premultiplied color at `t`, the end colors beyond the first and last stops (pad).
+  public func color(at t: Float) -> Pixel {
+    guard let first = stops.first else { return .zero }
+    if !(t > first.location) { return first.color.premultiplied }
+    let last = stops[stops.count - 1]
+    if t >= last.location { return last.color.premultiplied }
+    var i = 1
+    while stops[i].location < t { i += 1 }
+    let a = stops[i - 1], b = stops[i]
+    let span = b.location - a.location
+    let f = span > 0 ? (t - a.location) / span : 1
+    switch alphaInterpolation {
+    case .premultiplied:
+      return a.color.premultiplied + (b.color.premultiplied - a.color.premultiplied) * f
+    case .straight:
+      let ca = Pixel(a.color.red, a.color.green, a.color.blue, a.color.alpha)
+      let cb = Pixel(b.color.red, b.color.green, b.color.blue, b.color.alpha)
+      let m = ca + (cb - ca) * f
+      return Pixel(m.x * m.w, m.y * m.w, m.z * m.w, m.w)
+    }
+  }
+}
+
+/// A gradient sampled into a table, so that a pixel costs one multiply-add and one lerp.
+///
+/// 1024 entries with linear interpolation between them reproduce a piecewise-linear gradient
+/// exactly except in the one entry that holds a stop, where the error is below 1/1024 of the
+/// color step across it.
+struct GradientTable {
+  static let size = 1024
+  var entries: [Pixel]
+
+  init(_ gradient: Gradient) {
+    let n = GradientTable.size
+    entries = (0...n).map { gradient.color(at: Float($0) / Float(n)) }
+  }
+
+  @inline(__always) static func lookup(_ t: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
+    let x = min(max(t, 0), 1) * Float(GradientTable.size)
+    let i = min(Int(x), GradientTable.size - 1)
+    let f = x - Float(i)
+    let a = base[i], b = base[i + 1]
+    return a + (b - a) * f
+  }
+}

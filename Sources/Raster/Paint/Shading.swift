@@ -1,0 +1,90 @@
+/// What a fill or stroke paints with, as `GraphicsContext.Shading`. Points are in the drawing's
+/// user space, mapped by the context's transform like the path.
+public enum Shading: Sendable {
+  case color(Color)
+  /// `t = dot(p - start, end - start) / |end - start|²`, padded beyond the ends.
+  case linearGradient(Gradient, start: Point, end: Point)
+  /// `t = (|p - center| - startRadius) / (endRadius - startRadius)`, padded.
+  case radialGradient(Gradient, center: Point, startRadius: Float, endRadius: Float)
+}
+
+/// A shading resolved for one drawing operation in pixel space: the kind of work per pixel and
+/// what it needs, computed once.
+struct ShadingProgram {
+  enum Kind {
+    case solid(Pixel)
+    /// t = ax * x + ay * y + c at pixel centers.
+    case linear(ax: Float, ay: Float, c: Float)
+    /// u = inverse(p) - center in user space; t = (|u| - r0) * invSpan.
+    case radial(inverse: Transform, center: Point, r0: Float, invSpan: Float)
+  }
+
+  let kind: Kind
+  let table: [Pixel]
+
+  init(_ shading: Shading, transform: Transform) {
+    switch shading {
+    case .color(let c):
+      kind = .solid(c.premultiplied)
+      table = []
+    case .linearGradient(let g, let start, let end):
+      table = GradientTable(g).entries
+      // t is affine in user space, and user space is affine in pixel space: compose them once.
+      let d = end - start
+      let len2 = (d * d).sum()
+      guard len2 > 0, let inv = transform.inverted else {
+        kind = .linear(ax: 0, ay: 0, c: 0)  // a zero-length gradient shows its first color
+        return
+      }
+      let gx = d.x / len2, gy = d.y / len2
+      let ax = gx * inv.a + gy * inv.b
+      let ay = gx * inv.c + gy * inv.d
+      let c = gx * (inv.tx - start.x) + gy * (inv.ty - start.y)
+      kind = .linear(ax: ax, ay: ay, c: c)
+    case .radialGradient(let g, let center, let r0, let r1):
+      table = GradientTable(g).entries
+      let span = r1 - r0
+      guard let inv = transform.inverted, span != 0, span.isFinite else {
+        kind = .radial(inverse: .identity, center: center, r0: 0, invSpan: 0)
+        return
+      }
+      kind = .radial(inverse: inv, center: center, r0: r0, invSpan: 1 / span)
+    }
+  }
+
+  var isSolid: Bool {
+    if case .solid = kind { return true }
+    return false
+  }
+
+  /// The premultiplied colors of pixels `x ..< x + count` of row `y`, sampled at pixel centers.
+  func shade(row y: Int, x: Int, count: Int, into out: UnsafeMutablePointer<Pixel>) {
+    let py = Float(y) + 0.5
+    switch kind {
+    case .solid(let p):
+      out.update(repeating: p, count: count)
+    case .linear(let ax, let ay, let c):
+      table.withUnsafeBufferPointer { t in
+        var v = ax * (Float(x) + 0.5) + ay * py + c
+        for i in 0..<count {
+          out[i] = GradientTable.lookup(v, t.baseAddress!)
+          v += ax
+        }
+      }
+    case .radial(let inv, let center, let r0, let invSpan):
+      table.withUnsafeBufferPointer { t in
+        // u(x) = u0 + x * du, both in user space relative to the center.
+        let p0 = inv.apply(Point(Float(x) + 0.5, py)) - center
+        let du = Point(inv.a, inv.b)
+        var ux = p0.x, uy = p0.y
+        for i in 0..<count {
+          let r = (ux * ux + uy * uy).squareRoot()
+          out[i] = GradientTable.lookup((r - r0) * invSpan, t.baseAddress!)
+          ux += du.x
+          uy += du.y
+        }
+      }
+    }
+  }
+}
+
