@@ -3,4 +3,5 @@ let effectTypes: [any Effect.Type] = [
   ColorOrbs.self,
   AuroraMesh.self,
   BlobMorphLoader.self,
+  VoiceOrb.self,
 ]
