@@ -124,11 +124,12 @@ public struct MeshGradient: Sendable {
 
 /// The curve pieces the mesh is made of.
 enum MeshMath {
-  /// The point at `t` of a cubic Bézier.
+  /// The point at `t` of a cubic Bézier, by de Casteljau: lerps keep a coordinate that all four
+  /// controls share exact, so an edge on the bounds stays on them to the bit.
   @inline(__always) static func bezier(_ c: (Point, Point, Point, Point), _ t: Float) -> Point {
-    let s = 1 - t
-    let a = s * s * s, b = 3 * s * s * t, d = 3 * s * t * t, e = t * t * t
-    return c.0 * a + c.1 * b + c.2 * d + c.3 * e
+    @inline(__always) func lerp(_ a: Point, _ b: Point) -> Point { a + (b - a) * t }
+    let ab = lerp(c.0, c.1), bc = lerp(c.1, c.2), cd = lerp(c.2, c.3)
+    return lerp(lerp(ab, bc), lerp(bc, cd))
   }
 
   /// The cubic Hermite basis at `t`: weights of the start and end values (h00, h01) and of the
