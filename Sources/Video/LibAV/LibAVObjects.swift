@@ -21,6 +21,13 @@ final class Frame {
     (pointer.pointee.width, pointer.pointee.height) = (Int32(width), Int32(height))
     pointer.pointee.format = format.rawValue
     try check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer", path: path)
+    // The buffers come uninitialised, padding included, and some encoders read the padding
+    // (libx265 gave different bytes on a second run in one process): zero them once.
+    withUnsafeBytes(of: &pointer.pointee.buf) { buffers in
+      for buffer in buffers.bindMemory(to: UnsafeMutablePointer<AVBufferRef>?.self) {
+        if let buffer { buffer.pointee.data.initialize(repeating: 0, count: Int(buffer.pointee.size)) }
+      }
+    }
   }
 
   deinit {

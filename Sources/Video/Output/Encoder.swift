@@ -137,6 +137,8 @@ final class Encoder {
     case .hevc:
       options.set("crf", String(settings.crf ?? 20))
       // ENCODING L6, K3, D1: closed GOP of the loop, no scene cuts, pinned pools and frame threads.
+      // Caveat: at 64x64 (one CTU) libx265 3.5 reads memory it never wrote, so a second encode
+      // in the same process can differ; from 128x128 up the bytes repeat (RoundTripTests).
       let frameThreads = max(1, min(threads, 4))
       options.set(
         "x265-params",

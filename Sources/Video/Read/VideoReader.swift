@@ -110,8 +110,22 @@ public final class VideoReader {
       && flags & Int32(AV_PIX_FMT_FLAG_BE) == 0 && flags & Int32(AV_PIX_FMT_FLAG_PLANAR) != 0
       && d.nb_components >= 3 && d.comp.0.plane == 0 && d.comp.1.plane == 1 && d.comp.2.plane == 2
       && d.comp.0.depth <= 16
+    let format = AVPixelFormat(rawValue: f.pointee.format)
     if planarYUV {
       convertYUV(f, d, into: image)
+    } else if [AV_PIX_FMT_RGB24, AV_PIX_FMT_RGBA, AV_PIX_FMT_BGRA].contains(format), let base = f.pointee.data.0 {
+      // Exact 8-bit values; swscale widens 255 to 65280, not 65535.
+      let channels = format == AV_PIX_FMT_RGB24 ? 3 : 4
+      let swap = format == AV_PIX_FMT_BGRA
+      for y in 0..<height {
+        let row = base + y * Int(f.pointee.linesize.0)
+        for x in 0..<width {
+          let p = row + x * channels
+          let (r, b) = swap ? (p[2], p[0]) : (p[0], p[2])
+          let a: Float = channels == 4 && keepAlpha ? Float(p[3]) / 255 : 1
+          image[x, y] = Pixel(Float(r) / 255 * a, Float(p[1]) / 255 * a, Float(b) / 255 * a, a)
+        }
+      }
     } else {
       try convertOther(f, into: image)
     }
