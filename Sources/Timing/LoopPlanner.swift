@@ -61,11 +61,14 @@ public enum LoopPlanner {
 
   /// The shortest loop length, in whole multiples of `lengthQuantum` (1 s when there is none), whose
   /// plan keeps every change within the limit; one where no layer crossfades when there is any up
-  /// to `maxLength`, otherwise the shortest that crossfades but is at least long enough for the
-  /// whole crossfade window.
+  /// to `maxLengthWithoutCrossfade` (`maxLength` when nil), otherwise the shortest up to
+  /// `maxLength` that crossfades but is long enough for the whole crossfade window.
+  ///
+  /// Slow soft layers need long loops to quantize (the color orbs first manage it at 104 s), so a
+  /// caller that would rather crossfade than write a long file lowers `maxLengthWithoutCrossfade`.
   public static func defaultLength(
     motions: [Motion], fps: Int? = nil, maxSpeedChange: Double = 0.10, lengthQuantum: Double? = nil,
-    crossfade: CrossfadeRule = .standard, maxLength: Double = 120
+    crossfade: CrossfadeRule = .standard, maxLength: Double = 120, maxLengthWithoutCrossfade: Double? = nil
   ) throws -> Double {
     guard maxSpeedChange.isFinite, maxSpeedChange >= 0 else { throw LoopPlanError.invalidLimit(maxSpeedChange) }
     let lengths = candidates(fps: fps, lengthQuantum: lengthQuantum, upTo: maxLength)
@@ -73,7 +76,7 @@ public enum LoopPlanner {
     for length in lengths {
       guard case .success(let parts) = attempt(motions: motions, length: length, maxSpeedChange: maxSpeedChange, crossfade: crossfade)
       else { continue }
-      if !parts.crossfades { return length }
+      if !parts.crossfades, length <= (maxLengthWithoutCrossfade ?? maxLength) + tolerance { return length }
       if fallback == nil, length >= crossfade.shortestFullLength - tolerance { fallback = length }
     }
     if let fallback { return fallback }

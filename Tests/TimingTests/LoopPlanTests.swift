@@ -170,6 +170,8 @@ let blob: [Motion] = [
     let orbPlan = try LoopPlanner.plan(motions: orbs, length: 104, fps: 30)
     #expect(!orbPlan.crossfades && orbPlan.largestSpeedChange <= 0.10)
     #expect(try LoopPlanner.defaultLength(motions: orbs, fps: 30, maxLength: 60) == 6)
+    #expect(try LoopPlanner.defaultLength(motions: orbs, fps: 30, maxLengthWithoutCrossfade: 60) == 6)
+    #expect(try LoopPlanner.defaultLength(motions: blob, fps: 30, maxLengthWithoutCrossfade: 10) == 29)
     #expect(throws: LoopPlanError.noLength(limit: 0.01, maxLength: 20)) {
       try LoopPlanner.defaultLength(motions: blob, maxSpeedChange: 0.01, maxLength: 20)
     }
@@ -225,5 +227,25 @@ let blob: [Motion] = [
       #expect(zip(first, third).allSatisfy { abs($0.clock.time - $1.clock.time) < 1e-12 })
       #expect(zip(first, before).allSatisfy { abs($0.clock.time - $1.clock.time) < 1e-12 })
     }
+  }
+}
+
+@Suite struct ParticleFieldTests {
+  /// Snow on an 852-point-high screen: two falls over 872 points, and 130 flakes each swaying at
+  /// its own rate from 0.5 to 1.5 rad/s. Flakes differ in place and size, so none can stand in for
+  /// another: each sway is quantized on its own, which needs a long loop.
+  let snow: [Motion] =
+    [
+      Motion(layer: "snow.near", name: "fall", rate: 50, period: 872, kind: .wrap),
+      Motion(layer: "snow.far", name: "fall", rate: 25, period: 872, kind: .wrap),
+    ] + (0..<130).map { Motion(layer: "snow.sway", name: "flake.\($0)", rate: 0.5 + noise($0, 4), period: 2 * .pi) }
+
+  @Test func snowLoopsAtSixtySixSeconds() throws {
+    #expect(try LoopPlanner.defaultLength(motions: snow, fps: 60, lengthQuantum: 6) == 66)
+    let plan = try LoopPlanner.plan(motions: snow, length: 66, fps: 60, lengthQuantum: 6)
+    #expect(plan.rows.count == 132)
+    #expect(plan.layers.map(\.layer) == ["snow.near", "snow.far", "snow.sway"])
+    #expect(plan.layers[2].motions == 130 && plan.layers[2].largestSpeedChange <= 0.10)
+    #expect(throws: LoopPlanError.self) { try LoopPlanner.plan(motions: snow, length: 12, lengthQuantum: 6) }
   }
 }
