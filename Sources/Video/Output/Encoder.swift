@@ -248,7 +248,9 @@ final class Encoder {
   func finish() throws {
     try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL)", path: path)
     try drain()
-    if packetsWritten != framesSent {
+    // libwebp_anim hands back the whole animation as one packet at the end.
+    let expected = settings.codec == .webp ? 1 : framesSent
+    if packetsWritten != expected {
       throw VideoError.libav(
         function: "avcodec_receive_packet", code: clibav_error(EINVAL),
         message: "the encoder returned \(packetsWritten) packets for \(framesSent) frames", path: path)
