@@ -35,6 +35,9 @@ import _TestSupport
     var search = data.startIndex..<data.endIndex
     while let found = data.range(of: Data("ANMF".utf8), in: search) {
       frames += 1
+      let d = found.upperBound + 4 + 12  // past the size, X, Y, width and height
+      let duration = Int(data[d]) | Int(data[d + 1]) << 8 | Int(data[d + 2]) << 16
+      #expect(duration == 40, "frame \(frames) lasts \(duration) ms")
       search = found.upperBound..<data.endIndex
     }
     #expect(frames == 6)

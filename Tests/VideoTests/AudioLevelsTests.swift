@@ -55,3 +55,37 @@ func writeWAV(_ path: String, samples: [Double], rate: Int = 48000, channels: In
     #expect(throws: VideoError.self) { try AudioLevels.envelope(path: folder.path("a.webm"), fps: 25, frameCount: 2) }
   }
 }
+
+@Suite struct AudioMuxTests {
+  @Test(arguments: ["a.mp4", "a.webm"]) func soundIsCutToTheVideo(_ name: String) throws {
+    let folder = TemporaryDirectory()
+    let rate = 44100
+    // 2 s of sound under a 0.4 s video: the audio is cut, the video stays N/fps.
+    try writeWAV(folder.path("v.wav"), samples: (0..<(2 * rate)).map { 0.2 * sin(Double($0) * 0.05) }, rate: rate)
+    var s = try settings(folder.path(name), fps: 25, frames: 10)
+    s.audio = AudioTrack(path: folder.path("v.wav"))
+    try write(s) { testImage(frame: $0) }
+    let (info, frames) = try decodeAll(folder.path(name))
+    #expect(info.hasAudio && info.streamCount == 2)
+    #expect(frames.count == 10 && info.frameCount == 10)
+    #expect(abs((info.formatDuration ?? 0) - 0.4) < 0.03, "\(String(describing: info.formatDuration))")
+    if let stream = info.streamDuration { #expect(abs(stream - 0.4) < 1e-6) }
+    #expect((info.streamStartTime ?? 0) == 0)
+    #expect(files(in: folder.url.path) == [name, "v.wav"])
+    if let keep = ProcessInfo.processInfo.environment["KEEP_DIR"] {  // for a look with ffprobe
+      try? FileManager.default.removeItem(atPath: keep + "/audio-" + name)
+      try FileManager.default.copyItem(atPath: folder.path(name), toPath: keep + "/audio-" + name)
+    }
+  }
+
+  @Test func aMissingSoundFileIsNamedAndLeavesNothing() throws {
+    let folder = TemporaryDirectory()
+    var s = try settings(folder.path("a.mp4"), frames: 2)
+    s.audio = AudioTrack(path: folder.path("none.wav"))
+    #expect { try VideoWriter(s) } throws: { error in
+      guard case VideoError.io(let message) = error else { return false }
+      return message.contains("none.wav")
+    }
+    #expect(files(in: folder.url.path).isEmpty)
+  }
+}

@@ -58,17 +58,19 @@ public enum AudioLevels {
   }
 }
 
-/// Decodes a file's first audio stream to mono float samples.
+/// Decodes a file's first audio stream to interleaved float samples, optionally resampled.
 final class AudioDecoder {
   let path: String
+  /// The rate and channel count of the samples handed out.
   let sampleRate: Int
+  let channels: Int
   private let input: InputContext
   private let context: CodecContext
   private let resampler: Resampler
   private let streamIndex: Int32
-  private let channels: Int
 
-  init(path: String) throws {
+  /// Decodes at the source's rate and channels, or converts to `rate` and `channels` if given.
+  init(path: String, rate outputRate: Int? = nil, channels outputChannels: Int? = nil) throws {
     self.path = path
     input = try InputContext(path: path)
     try check(avformat_find_stream_info(input.pointer, nil), "avformat_find_stream_info", path: path)
@@ -86,51 +88,59 @@ final class AudioDecoder {
     try check(avcodec_parameters_to_context(context.pointer, parameters), "avcodec_parameters_to_context", path: path)
     try check(avcodec_open2(context.pointer, codec, nil), "avcodec_open2", path: path)
     let rate = Int(context.pointer.pointee.sample_rate)
-    channels = Int(context.pointer.pointee.ch_layout.nb_channels)
-    guard rate > 0, channels > 0 else {
+    let sourceChannels = Int(context.pointer.pointee.ch_layout.nb_channels)
+    guard rate > 0, sourceChannels > 0 else {
       throw VideoError.libav(function: "avcodec_open2", code: clibav_error(EINVAL), message: "audio without a sample rate or channels", path: path)
     }
-    sampleRate = rate
-    // Interleaved float at the source's rate and channels: the mono mix is our own mean.
+    sampleRate = outputRate ?? rate
+    channels = outputChannels ?? sourceChannels
+    if context.pointer.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+      av_channel_layout_default(&context.pointer.pointee.ch_layout, Int32(sourceChannels))
+    }
+    var layout = AVChannelLayout()
+    if outputChannels != nil {
+      av_channel_layout_default(&layout, Int32(channels))
+    } else {
+      try check(av_channel_layout_copy(&layout, &context.pointer.pointee.ch_layout), "av_channel_layout_copy", path: path)
+    }
+    defer { av_channel_layout_uninit(&layout) }
     resampler = try Resampler(
       from: &context.pointer.pointee.ch_layout, format: context.pointer.pointee.sample_fmt, rate: rate,
-      to: &context.pointer.pointee.ch_layout, format: AV_SAMPLE_FMT_FLT, rate: rate, path: path)
+      to: &layout, format: AV_SAMPLE_FMT_FLT, rate: sampleRate, path: path)
   }
 
-  /// Calls `body` with each decoded block of mono samples until it returns false or the file ends.
-  func forEachMonoBlock(_ body: ([Float]) throws -> Bool) throws {
+  /// Calls `body` with each block of interleaved samples until it returns false or the file ends.
+  func forEachBlock(_ body: ([Float]) throws -> Bool) throws {
     let packet = try Packet(path: path)
     let frame = try Frame(path: path)
-    var mono: [Float] = []
     var interleaved: [Float] = []
-    var ended = false
+    /// Converts `count` samples at `data` (nil flushes the resampler); false when `body` is done.
+    func convert(_ data: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ count: Int) throws -> Bool {
+      let capacity = Int(swr_get_out_samples(resampler.pointer, Int32(count))) + 256
+      interleaved = [Float](repeating: 0, count: capacity * channels)
+      let converted = try interleaved.withUnsafeMutableBytes { raw -> Int32 in
+        var out: UnsafeMutablePointer<UInt8>? = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        let input = data.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: UnsafePointer<UInt8>?.self) }
+        return try check(swr_convert(resampler.pointer, &out, Int32(capacity), input, Int32(count)), "swr_convert", path: path)
+      }
+      guard converted > 0 else { return true }
+      interleaved.removeLast(interleaved.count - Int(converted) * channels)
+      return try body(interleaved)
+    }
     func receive() throws -> Bool {
       while true {
         let code = avcodec_receive_frame(context.pointer, frame.pointer)
         if code == errorAgain { return true }
-        if code == errorEOF { return false }
+        if code == errorEOF {
+          _ = try convert(nil, 0)  // what the resampler still holds
+          return false
+        }
         try check(code, "avcodec_receive_frame", path: path)
-        let count = Int(frame.pointer.pointee.nb_samples)
-        let capacity = count + 256
-        interleaved = [Float](repeating: 0, count: capacity * channels)
-        let converted = try interleaved.withUnsafeMutableBytes { raw -> Int32 in
-          var out: UnsafeMutablePointer<UInt8>? = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
-          let input = frame.pointer.pointee.extended_data.map {
-            UnsafeMutableRawPointer($0).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-          }
-          return try check(
-            swr_convert(resampler.pointer, &out, Int32(capacity), input, Int32(count)), "swr_convert", path: path)
-        }
-        av_frame_unref(frame.pointer)
-        mono.removeAll(keepingCapacity: true)
-        for i in 0..<Int(converted) {
-          var sum: Float = 0
-          for c in 0..<channels { sum += interleaved[i * channels + c] }
-          mono.append(sum / Float(channels))
-        }
-        if try !body(mono) { return false }
+        defer { av_frame_unref(frame.pointer) }
+        if try !convert(frame.pointer.pointee.extended_data, Int(frame.pointer.pointee.nb_samples)) { return false }
       }
     }
+    var ended = false
     while !ended {
       let code = av_read_frame(input.pointer, packet.pointer)
       if code == errorEOF {
@@ -143,6 +153,21 @@ final class AudioDecoder {
         try check(avcodec_send_packet(context.pointer, packet.pointer), "avcodec_send_packet", path: path)
       }
       if try !receive() { return }
+    }
+  }
+
+  /// Calls `body` with each block mixed to mono (the mean of the channels).
+  func forEachMonoBlock(_ body: ([Float]) throws -> Bool) throws {
+    let channels = self.channels
+    var mono: [Float] = []
+    try forEachBlock { block in
+      mono.removeAll(keepingCapacity: true)
+      for i in 0..<(block.count / channels) {
+        var sum: Float = 0
+        for c in 0..<channels { sum += block[i * channels + c] }
+        mono.append(sum / Float(channels))
+      }
+      return try body(mono)
     }
   }
 }

@@ -12,6 +12,7 @@ final class Encoder {
   private let stream: UnsafeMutablePointer<AVStream>
   private let frame: Frame
   private let packet: Packet
+  private let audio: AudioEncoder?
   private(set) var framesSent = 0
   private(set) var packetsWritten = 0
 
@@ -70,6 +71,13 @@ final class Encoder {
     if settings.codec == .hevc {
       // ENCODING M5: FFmpeg 5.1 tags HEVC 'hev1', which QuickTime and iOS refuse.
       stream.pointee.codecpar.pointee.codec_tag = clibav_tag(0x68, 0x76, 0x63, 0x31)  // hvc1
+    }
+
+    // Opt-in sound; ENCODING L7 prefers video-only loops (ExoPlayer loops mismatched lengths badly).
+    if let track = settings.audio {
+      audio = try AudioEncoder(track: track, settings: settings, output: output, path: path)
+    } else {
+      audio = nil
     }
 
     output.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT  // ENCODING D3
@@ -226,6 +234,16 @@ final class Encoder {
     try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame", path: path)
     framesSent += 1
     try drain()
+    try encodeAudio(final: false)
+  }
+
+  /// Audio up to the end of the frames sent so far, so the muxer interleaves evenly.
+  private func encodeAudio(final: Bool) throws {
+    guard let audio else { return }
+    let until = framesSent * AudioEncoder.sampleRate / settings.fps
+    try audio.encode(upTo: until, final: final) { packet in
+      try check(av_interleaved_write_frame(output.pointer, packet), "av_interleaved_write_frame (audio)", path: path)
+    }
   }
 
   /// Writes every packet the encoder has ready.
@@ -255,6 +273,7 @@ final class Encoder {
         function: "avcodec_receive_packet", code: clibav_error(EINVAL),
         message: "the encoder returned \(packetsWritten) packets for \(framesSent) frames", path: path)
     }
+    try encodeAudio(final: true)
     try check(av_write_trailer(output.pointer), "av_write_trailer", path: path)
     if let pb = output.pointer.pointee.pb, pb.pointee.error < 0 {
       try check(pb.pointee.error, "avio_write", path: path)
