@@ -56,3 +56,45 @@ import _TestSupport
     #expect([info.colorPrimaries, info.colorMatrix] == ["bt709", "bt709"])
   }
 }
+
+@Suite struct GIFTests {
+  @Test func gifLoopsForeverWithEvenDelaysAndOneBitAlpha() throws {
+    let folder = TemporaryDirectory()
+    let s = try settings(folder.path("a.gif"), fps: 25, frames: 6, keepAlpha: true)
+    try write(s) { i in
+      let image = testImage(frame: i)
+      for y in 0..<8 { for x in 0..<8 { image[x, y] = .zero } }  // a clear corner
+      return image
+    }
+    let data = try #require(fileBytes(folder.path("a.gif")))
+    #expect(data.prefix(6) == Data("GIF89a".utf8))
+    // NETSCAPE2.0: sub-block 03 01, then the loop count (0 = forever; ENCODING G3).
+    let netscape = try #require(data.range(of: Data("NETSCAPE2.0".utf8)))
+    #expect(data[netscape.upperBound + 2] == 0 && data[netscape.upperBound + 3] == 0)
+    // Graphic Control Extensions (21 F9 04): the delay in hundredths, 4 for 25 fps (ENCODING G2).
+    var delays: [Int] = []
+    var search = data.startIndex..<data.endIndex
+    while let found = data.range(of: Data([0x21, 0xF9, 0x04]), in: search) {
+      delays.append(Int(data[found.upperBound + 1]) | Int(data[found.upperBound + 2]) << 8)
+      search = found.upperBound..<data.endIndex
+    }
+    #expect(delays == [4, 4, 4, 4, 4, 4])
+    let (info, frames) = try decodeAll(folder.path("a.gif"))
+    #expect(info.codecName == "gif" && frames.count == 6)
+    for frame in frames {
+      #expect(frame[0, 0].w == 0)
+      #expect(frame[40, 40].w == 1)
+    }
+    let expected = testImage(frame: 0)[40, 40]
+    for channel in 0..<3 { #expect(abs(frames[0][40, 40][channel] - expected[channel]) < 0.1) }
+  }
+
+  @Test func aGifIsTheSameTwice() throws {
+    let folder = TemporaryDirectory()
+    let s = try settings(folder.path("a.gif"), fps: 50, frames: 4)
+    try write(s) { testImage(frame: $0) }
+    let first = fileBytes(folder.path("a.gif"))
+    try write(s) { testImage(frame: $0) }
+    #expect(first != nil && first == fileBytes(folder.path("a.gif")))
+  }
+}
