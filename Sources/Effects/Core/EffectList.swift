@@ -1,4 +1,5 @@
 /// The effects in the order `loopsmith list` shows them.
 let effectTypes: [any Effect.Type] = [
   ColorOrbs.self,
+  Weather.self,
 ]
