@@ -23,6 +23,8 @@ public struct RenderJob: Sendable {
   public let outputs: [OutputSettings]
   /// Render threads.
   public let threads: Int
+  /// The voice orb's levels over time, from a level file or an audio envelope.
+  public let levels: LevelTrack?
 
   /// The loop length in seconds.
   public var duration: Double { Double(frameCount) / Double(fps) }
@@ -32,7 +34,14 @@ public struct RenderJob: Sendable {
     fixedTime ?? Double(index) / Double(fps)  // t += 1 / fps would drift off the loop length
   }
 
-  public func makeEffect() -> any Effect { effectType.init(values: values, environment: environment) }
+  public func makeEffect() -> any Effect {
+    let effect = effectType.init(values: values, environment: environment)
+    if var orb = effect as? VoiceOrb, let levels {
+      orb.levels = levels
+      return orb
+    }
+    return effect
+  }
 
   /// The clock frame `index` draws at.
   public func clock(ofFrame index: Int) -> Clock {
@@ -153,7 +162,9 @@ extension RenderRequest {
     guard bitDepth == 8 || bitDepth == 10 else {
       throw InputError("--bit-depth: '\(bitDepth)' is not valid; expected 8 or 10")
     }
-    var keepAlpha = info.isTransparent
+    // Transparent effects keep alpha where the format carries it and are composited over the
+    // background elsewhere; `--background transparent` insists on alpha (an error for MP4).
+    var keepAlpha: Bool? = info.isTransparent ? nil : false
     var backgroundColor = Color.black
     if let bg = background {
       if bg.lowercased() == "transparent" {
@@ -180,7 +191,8 @@ extension RenderRequest {
       var s = try OutputSettings(
         path: path, format: format, codec: format == .mp4 || format == .mov || format == .webm ? codec : nil,
         width: width, height: height, fps: fps, frameCount: frameCount, crf: crf, bitDepth: bitDepth,
-        threads: encoderThreads, keepAlpha: keepAlpha, background: backgroundColor,
+        threads: encoderThreads, keepAlpha: keepAlpha ?? [.webm, .mov, .png, .apng, .webp, .gif].contains(format),
+        background: backgroundColor,
         x264Preset: x264Preset ?? "medium", audio: format.isAnimated && format != .y4m ? audioTrack : nil)
       if format == .png { s.frameCount = 1 }
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
@@ -188,11 +200,47 @@ extension RenderRequest {
     }
     return RenderJob(
       effectType: type, values: values, environment: environment, width: width, height: height, scale: scale,
-      fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings, threads: threads)
+      fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings, threads: threads,
+      levels: try levelTrack(for: type, fps: fps, frameCount: frameCount))
   }
 
   private func defaultFPS(_ type: any Effect.Type, _ values: ParameterValues) -> Int {
-    type.info.defaultFPS
+    if type == Weather.self {
+      // A sequence draws at the fastest rate any of its weathers needs.
+      let kinds = values.steps("sequence").map(\.value) + [values.choice("weather")]
+      return kinds.compactMap { Weather.Kind(rawValue: $0) }.map(Weather.defaultFPS(for:)).max() ?? type.info.defaultFPS
+    }
+    return type.info.defaultFPS
+  }
+
+  /// The voice orb's level track from `--levels` (JSON or CSV of time and level) or `--audio`.
+  private func levelTrack(for type: any Effect.Type, fps: Int, frameCount: Int) throws -> LevelTrack? {
+    guard levels != nil || audio != nil else { return nil }
+    guard type == VoiceOrb.self else {
+      throw InputError("\(levels != nil ? "--levels" : "--audio"): only the voice-orb effect follows a level; got \(type.info.name)")
+    }
+    if let path = levels {
+      guard let data = FileManager.default.contents(atPath: path), data.count <= 16 << 20 else {
+        throw InputError("--levels: \(path): cannot read the file; expected a JSON or CSV file of time and level")
+      }
+      guard let text = String(data: data, encoding: .utf8) else { throw InputError("--levels: \(path): not UTF-8 text") }
+      if path.lowercased().hasSuffix(".json") {
+        guard let rows = (try? JSONSerialization.jsonObject(with: data)) as? [[Double]], !rows.isEmpty,
+          rows.allSatisfy({ $0.count == 2 && $0[0].isFinite && $0[1].isFinite })
+        else { throw InputError("--levels: \(path): expected a JSON list of [seconds, level] pairs") }
+        return LevelTrack(times: rows.map { $0[0] }, levels: rows.map { $0[1] })
+      }
+      do { return try LevelTrack(csv: text) } catch {
+        throw InputError("--levels: \(path): \(error); expected CSV lines of seconds,level")
+      }
+    }
+    let path = audio!
+    do {
+      let envelope = try AudioLevels.envelope(path: path, fps: fps, frameCount: frameCount)
+      return LevelTrack(envelope: envelope, rate: Double(fps))
+    } catch let e as VideoError {
+      throw InputError("--audio: \(e)")
+    }
   }
 
   /// The motions an effect reads, collected by drawing a few moments of it small: the plan comes
