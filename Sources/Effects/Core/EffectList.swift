@@ -4,4 +4,5 @@ let effectTypes: [any Effect.Type] = [
   AuroraMesh.self,
   BlobMorphLoader.self,
   VoiceOrb.self,
+  Weather.self,
 ]

@@ -102,7 +102,7 @@ public struct Rect: Hashable, Sendable {
     (self.x, self.y, self.width, self.height) = (x, y, width, height)
   }
 
-  public init(x: Double, y: Double, width: Double, height: Double) {
+  @_disfavoredOverload public init(x: Double, y: Double, width: Double, height: Double) {
     self.init(x: Float(x), y: Float(y), width: Float(width), height: Float(height))
   }
 

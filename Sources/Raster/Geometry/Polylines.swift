@@ -60,7 +60,7 @@ public struct Polylines: Sendable {
 extension Path {
   /// Flattens the path mapped by `transform` into straight runs, no point of a curve further than
   /// `tolerance` (in the transformed space) from the chords that replace it.
-  public func flatten(transform: Transform, tolerance: Float = 0.2, into out: inout Polylines) {
+  public func flatten(transform: Transform, tolerance: Float = 0.1, into out: inout Polylines) {
     var current = Point.zero
     var subpathStart = Point.zero
     var open = false

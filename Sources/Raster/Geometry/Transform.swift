@@ -5,7 +5,7 @@ public typealias Point = SIMD2<Float>
 
 extension SIMD2 where Scalar == Float {
   /// A point from Double coordinates, the effects' math type.
-  @inlinable public init(_ x: Double, _ y: Double) { self.init(Float(x), Float(y)) }
+  @_disfavoredOverload @inlinable public init(_ x: Double, _ y: Double) { self.init(Float(x), Float(y)) }
 }
 
 /// An affine map: `x' = a x + c y + tx`, `y' = b x + d y + ty`, as Core Graphics' CGAffineTransform.

@@ -1,0 +1,96 @@
+import Foundation
+import Raster
+import Timing
+
+/// An animated sky for a kind of weather: sun, stars, clouds, rain, storm, snow or fog.
+///
+/// Changing weather (a `sequence`) fades the sky and its effects into the new ones. Lightning
+/// follows a fixed schedule of at most two flashes every six seconds, never more than three a
+/// second. With Reduce Motion on, everything holds still and lightning never flashes. The sun sits
+/// in the top trailing corner, so it moves to the left in a right-to-left layout.
+public struct Weather: Effect {
+  public static let info = EffectInfo(
+    name: "weather",
+    summary: "An animated sky for a kind of weather: sun, stars, clouds, rain, storm, snow or fog.",
+    parameters: [
+      ParameterSpec("weather", .choice(Kind.allCases.map(\.rawValue)), default: .choice(Kind.clearDay.rawValue),
+                    help: "The weather to draw."),
+      ParameterSpec("sequence", .steps(Kind.allCases.map(\.rawValue)), default: .steps([]),
+                    help: "Weathers one after another, each for its seconds, fading into the next; empty holds `weather`."),
+    ],
+    isTransparent: false,
+    defaultFPS: 30,
+    loopQuantum: WeatherMath.lightningCycle)
+
+  /// The frames a second the seed draws `weather` at: 60 for rain, thunderstorm and snow, else 30.
+  public static func defaultFPS(for weather: Kind) -> Int { weather.framesPerSecond }
+
+  /// The weather to draw when there is no sequence.
+  public var weather: Kind
+  /// Weathers one after another and how long each shows, in seconds; empty holds `weather`.
+  public var sequence: [(weather: Kind, seconds: Double)]
+  /// Right-to-left layout and Reduce Motion.
+  public var environment: RenderEnvironment
+
+  let timeline: WeatherTimeline
+
+  public init(values: ParameterValues, environment: RenderEnvironment) {
+    weather = Kind(rawValue: values.choice("weather")) ?? .clearDay
+    sequence = values.steps("sequence").compactMap { step in
+      Kind(rawValue: step.value).map { ($0, step.seconds) }
+    }
+    self.environment = environment
+    timeline = WeatherTimeline(weather: weather, steps: sequence)
+  }
+
+  public func draw(in context: inout GraphicsContext, clock: Clock) {
+    let sky = timeline.sky(at: clock.time)
+    WeatherSky.draw(in: context, top: sky.top, bottom: sky.bottom)
+    // Every weather reads the same time, so the one leaving goes on moving while it fades.
+    for (weather, opacity) in timeline.weathers(at: clock.time) where opacity > 0 {
+      drawEffects(of: weather, opacity: opacity, in: context, clock: clock)
+    }
+  }
+
+  /// The canvases of one weather, each faded on its own (SEMANTICS.md 7.5).
+  private func drawEffects(of weather: Kind, opacity: Double, in context: GraphicsContext, clock: Clock) {
+    let size = context.size
+    switch weather {
+    case .clearDay:
+      WeatherSun.draw(in: context, opacity: opacity, size: size, clock: clock,
+                      rightToLeft: environment.rightToLeft)
+    case .clearNight:
+      Weather.canvas(context, opacity) { WeatherStars.draw(in: &$0, size: size, clock: clock) }
+    case .cloudy:
+      WeatherClouds.draw(in: context, opacity: opacity, size: size, clock: clock, color: .white, alpha: 0.5)
+    case .rain:
+      WeatherClouds.draw(in: context, opacity: opacity, size: size, clock: clock, color: .white, alpha: 0.25)
+      Weather.canvas(context, opacity) { WeatherRain.draw(in: &$0, size: size, clock: clock, drops: 110) }
+    case .thunderstorm:
+      WeatherClouds.draw(in: context, opacity: opacity, size: size, clock: clock, color: .black, alpha: 0.5)
+      if !environment.reduceMotion {
+        Weather.canvas(context, opacity) { WeatherLightning.draw(in: &$0, size: size, clock: clock) }
+      }
+      Weather.canvas(context, opacity) { WeatherRain.draw(in: &$0, size: size, clock: clock, drops: 170) }
+    case .snow:
+      Weather.canvas(context, opacity) { WeatherSnow.draw(in: &$0, size: size, clock: clock) }
+    case .fog:
+      WeatherFog.draw(in: context, opacity: opacity, size: size, clock: clock)
+    }
+  }
+}
+
+extension Weather {
+/// Draws one canvas: straight onto the context at full opacity, else into a layer composited once
+/// with `opacity`, as SwiftUI fades a canvas as a whole.
+static func canvas(_ context: GraphicsContext, _ opacity: Double, _ draw: (inout GraphicsContext) -> Void) {
+  if opacity >= 1 {
+    var direct = context
+    draw(&direct)
+  } else {
+    var faded = context
+    faded.opacity *= opacity
+    faded.drawLayer(draw)
+  }
+}
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Raster
+import Timing
+
+// MARK: - Sun
+
+/// A glow in the top trailing corner with slow rays turning around it.
+enum WeatherSun {
+  /// The side of the sun's square canvas, in points.
+  static let diameter = 520.0
+  /// Rays around the glow.
+  static let rays = 14
+  /// The rays' blur, in points.
+  static let rayBlur: Float = 12
+
+  /// The center of the sun's canvas: pinned to the top trailing corner and offset by
+  /// (0.32, -0.32) of its side toward trailing and up, so (W - 93.6, 93.6) points, or
+  /// (93.6, 93.6) in a right-to-left layout, where trailing is the left (SEMANTICS.md 7.7).
+  static func center(width: Double, rightToLeft: Bool) -> (x: Double, y: Double) {
+    let inset = diameter / 2 - diameter * 0.32
+    return (rightToLeft ? inset : width - inset, inset)
+  }
+
+  static func draw(in context: GraphicsContext, opacity: Double, size: (width: Double, height: Double),
+                   clock: Clock, rightToLeft: Bool) {
+    let c = center(width: size.width, rightToLeft: rightToLeft)
+    let radius = diameter / 2
+    Weather.canvas(context, opacity) { canvas in
+      // The canvas has a backing store of its own size: nothing spreads past it (SEMANTICS.md 4.7).
+      canvas.clip(to: Path(rect: Rect(x: c.x - radius, y: c.y - radius, width: diameter, height: diameter)))
+      let turn = clock.phase(0.05, period: 2 * .pi, layer: "sun", name: "rotation")
+      let shimmer = clock.phase(0.8, period: 2 * .pi, layer: "sun", name: "shimmer")
+      canvas.drawLayer { rayContext in
+        rayContext.addFilter(.blur(radius: rayBlur))
+        rayContext.translateBy(x: c.x, y: c.y)
+        rayContext.rotate(by: turn)
+        for ray in 0..<rays {
+          let angle = Double(ray) / Double(rays) * 2 * .pi
+          let spread = 0.07 + WeatherMath.noise(ray, .size) * 0.05
+          let length = radius * (0.7 + WeatherMath.noise(ray, .extra) * 0.3)
+          var wedge = Path()
+          wedge.move(to: Point(0.0, 0.0))
+          wedge.addLine(to: Point(cos(angle - spread) * length, sin(angle - spread) * length))
+          wedge.addLine(to: Point(cos(angle + spread) * length, sin(angle + spread) * length))
+          wedge.closeSubpath()
+          let alpha = 0.10 + 0.06 * sin(shimmer + Double(ray))
+          rayContext.fill(wedge, with: .color(.white.opacity(alpha)))
+        }
+      }
+      let glow = Gradient(colors: [
+        .white.opacity(0.9), Color(red: 1, green: 0.93, blue: 0.7).opacity(0.45), .clear,
+      ])
+      let center = Point(c.x, c.y)
+      canvas.fill(
+        Path(ellipseIn: Rect(center: center, radius: Float(radius))),
+        with: .radialGradient(glow, center: center, startRadius: 0, endRadius: Float(radius * 0.56)))
+    }
+  }
+}

@@ -1,1 +1,0 @@
-// The Loopsmith module; see DESIGN.md.

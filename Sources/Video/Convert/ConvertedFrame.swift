@@ -1,0 +1,74 @@
+/// How a converted frame's samples are laid out; each maps to one libav pixel format.
+enum PixelLayout: Sendable, Equatable {
+  case yuv420p  // 8-bit Y, Cb, Cr planes; chroma at half width and height
+  case yuv420p10  // the same with 16-bit little-endian samples holding 10 bits
+  case yuva420p  // yuv420p plus a full-size 8-bit alpha plane (VP9 alpha)
+  case yuva444p10  // 10-bit 4:4:4 with alpha (ProRes 4444)
+  case rgb24, rgba, bgra  // one packed plane, straight alpha, 8 bits a channel
+
+  var hasAlpha: Bool {
+    switch self {
+    case .yuva420p, .yuva444p10, .rgba, .bgra: true
+    default: false
+    }
+  }
+
+  /// Bytes per row and rows of each plane for a `width` x `height` picture.
+  func planeShapes(width: Int, height: Int) -> [(bytesPerRow: Int, rows: Int)] {
+    let (cw, ch) = ((width + 1) / 2, (height + 1) / 2)
+    switch self {
+    case .yuv420p: return [(width, height), (cw, ch), (cw, ch)]
+    case .yuv420p10: return [(width * 2, height), (cw * 2, ch), (cw * 2, ch)]
+    case .yuva420p: return [(width, height), (cw, ch), (cw, ch), (width, height)]
+    case .yuva444p10: return Array(repeating: (width * 2, height), count: 4)
+    case .rgb24: return [(width * 3, height)]
+    case .rgba, .bgra: return [(width * 4, height)]
+    }
+  }
+}
+
+/// One plane of samples, owned by a `ConvertedFrame`.
+struct Plane {
+  let pointer: UnsafeMutableRawPointer
+  let bytesPerRow: Int
+  let rows: Int
+}
+
+/// A frame already converted to the encoder's samples (YUV or RGB bytes), ready to append.
+///
+/// Converting is the costly part of handing a frame over, so it runs on the render threads
+/// (`FrameConverter` is thread-safe) and the encoder thread only copies and encodes. A frame is
+/// reused from a ring like the images; it crosses threads only whole, hence `@unchecked Sendable`.
+public final class ConvertedFrame: @unchecked Sendable {
+  public let width: Int
+  public let height: Int
+  let layout: PixelLayout
+  let planes: [Plane]
+
+  init(width: Int, height: Int, layout: PixelLayout) {
+    (self.width, self.height, self.layout) = (width, height, layout)
+    planes = layout.planeShapes(width: width, height: height).map { shape in
+      let pointer = UnsafeMutableRawPointer.allocate(byteCount: shape.bytesPerRow * shape.rows, alignment: 64)
+      pointer.initializeMemory(as: UInt8.self, repeating: 0, count: shape.bytesPerRow * shape.rows)
+      return Plane(pointer: pointer, bytesPerRow: shape.bytesPerRow, rows: shape.rows)
+    }
+  }
+
+  deinit { for plane in planes { plane.pointer.deallocate() } }
+
+  /// The 8-bit sample of plane `plane` at column `x` (counted in samples) and row `y`.
+  /// For tests and checks; 10-bit planes answer their 16-bit value.
+  public func sample(plane: Int, x: Int, y: Int) -> Int {
+    precondition(plane >= 0 && plane < planes.count, "plane \(plane) of \(planes.count)")
+    let p = planes[plane]
+    switch layout {
+    case .yuv420p10, .yuva444p10:
+      return Int(p.pointer.load(fromByteOffset: y * p.bytesPerRow + x * 2, as: UInt16.self))
+    default:
+      return Int(p.pointer.load(fromByteOffset: y * p.bytesPerRow + x, as: UInt8.self))
+    }
+  }
+
+  /// How many planes the frame has (Y, Cb, Cr and maybe A; or one packed RGB plane).
+  public var planeCount: Int { planes.count }
+}

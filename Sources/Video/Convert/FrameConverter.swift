@@ -1,0 +1,291 @@
+import Raster
+
+/// Turns premultiplied float images into the encoder's samples: BT.709 limited-range YUV or
+/// straight-alpha RGB, dithered, the same bytes for the same image on any thread.
+///
+/// Loopsmith converts colour itself instead of through swscale, whose default matrix is BT.601
+/// whatever the stream is tagged (ENCODING C2: red would become Y 81 / Cb 90 instead of 63 / 102).
+/// Each sample gets ±1 LSB triangular dither from a fixed table (ENCODING B1): dark gradients keep
+/// their slope instead of banding, and no random state is involved, so output stays deterministic.
+///
+/// The converter holds only constants; `convert` may run on many threads at once, each writing
+/// its own `ConvertedFrame`.
+public final class FrameConverter: Sendable {
+  public let width: Int
+  public let height: Int
+  let layout: PixelLayout
+  /// Whether alpha is kept (un-premultiplied) rather than composited over the background.
+  let keepsAlpha: Bool
+  /// The background, premultiplied, drawn under every pixel when alpha is not kept.
+  let background: Pixel
+
+  public convenience init(_ settings: OutputSettings) {
+    self.init(
+      width: settings.width, height: settings.height, layout: Self.layout(for: settings),
+      keepAlpha: settings.carriesAlpha, background: settings.background)
+  }
+
+  init(width: Int, height: Int, layout: PixelLayout, keepAlpha: Bool, background: Color) {
+    precondition(width > 0 && height > 0, "converter size \(width)x\(height) must be positive")
+    (self.width, self.height, self.layout) = (width, height, layout)
+    keepsAlpha = keepAlpha && layout.hasAlpha
+    self.background = background.premultiplied
+  }
+
+  /// The samples each codec takes.
+  static func layout(for settings: OutputSettings) -> PixelLayout {
+    switch settings.codec {
+    case .h264, .hevc, .av1, .rawvideo: settings.bitDepth == 10 ? .yuv420p10 : .yuv420p
+    case .vp9: settings.carriesAlpha ? .yuva420p : settings.bitDepth == 10 ? .yuv420p10 : .yuv420p
+    case .prores: .yuva444p10
+    case .png, .apng: settings.carriesAlpha ? .rgba : .rgb24
+    case .webp: .bgra  // libwebp converts to its own BT.601 YUV (ENCODING C3)
+    case .gif: .rgba  // the GIF writer picks palette entries from straight RGBA
+    }
+  }
+
+  /// A frame of the right size and layout to convert into; make one per ring slot.
+  public func makeFrame() -> ConvertedFrame {
+    ConvertedFrame(width: width, height: height, layout: layout)
+  }
+
+  /// A new frame holding `image`'s samples.
+  public func convert(_ image: Image) -> ConvertedFrame {
+    let frame = makeFrame()
+    convert(image, into: frame)
+    return frame
+  }
+
+  /// Writes `image`'s samples into `frame`; both must have the converter's size.
+  public func convert(_ image: Image, into frame: ConvertedFrame) {
+    precondition(
+      image.width == width && image.height == height,
+      "image \(image.width)x\(image.height) given to a \(width)x\(height) converter")
+    precondition(frame.width == width && frame.height == height && frame.layout == layout, "frame from another converter")
+    switch layout {
+    case .yuv420p, .yuva420p: convert420(image, frame, bits: 8)
+    case .yuv420p10: convert420(image, frame, bits: 10)
+    case .yuva444p10: convert444(image, frame)
+    case .rgb24, .rgba, .bgra: convertRGB(image, frame)
+    }
+  }
+
+  // MARK: - Colour
+
+  /// Straight colour for `pixel`: composited over the background, or un-premultiplied.
+  /// A fully transparent pixel whose alpha is kept takes `fallback` (its block's colour), so
+  /// chroma under alpha 0 does not bleed black into edges (ENCODING A1).
+  @inline(__always) func straight(_ pixel: Pixel, fallback: SIMD3<Float>) -> SIMD3<Float> {
+    let p = pixel.clamped(lowerBound: .zero, upperBound: Pixel(repeating: 1))
+    if !keepsAlpha {
+      let c = p + background * (1 - p.w)
+      return SIMD3(c.x, c.y, c.z)
+    }
+    if p.w <= 1.0 / 4096 { return fallback }
+    let c = SIMD3(p.x, p.y, p.z) / p.w
+    return c.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1))
+  }
+
+  /// The alpha-weighted mean straight colour of a few premultiplied pixels, black when all are clear.
+  @inline(__always) func meanColour(_ p0: Pixel, _ p1: Pixel, _ p2: Pixel, _ p3: Pixel) -> SIMD3<Float> {
+    let sum = p0 + p1 + p2 + p3
+    guard sum.w > 1.0 / 4096 else { return .zero }
+    let c = SIMD3(sum.x, sum.y, sum.z) / sum.w
+    return c.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1))
+  }
+
+  // MARK: - YUV 4:2:0
+
+  private func convert420(_ image: Image, _ frame: ConvertedFrame, bits: Int) {
+    let scale = Float(1 << (bits - 8))  // 10-bit codes are 8-bit codes times 4
+    let maximum = Float((1 << bits) - 1)
+    let yPlane = frame.planes[0]
+    let cbPlane = frame.planes[1]
+    let crPlane = frame.planes[2]
+    let aPlane: Plane? = frame.planes.count > 3 ? frame.planes[3] : nil
+    let table = ditherTable
+    let (kr, kg, kb) = (BT709.kr * 219 * scale, BT709.kg * 219 * scale, BT709.kb * 219 * scale)
+    let yOffset = 16 * scale
+    let chromaScale = 224 * scale
+    let chromaOffset = 128 * scale
+    let lo = SIMD4<Float>(repeating: 0)
+    let hi = SIMD4<Float>(repeating: maximum)
+
+    for cy in 0..<(height + 1) / 2 {
+      let y0 = cy * 2
+      let y1 = min(y0 + 1, height - 1)
+      let row0 = image.row(y0)
+      let row1 = image.row(y1)
+      let dy0 = (y0 & 63) << 6
+      let dy1 = (y1 & 63) << 6
+      for cx in 0..<(width + 1) / 2 {
+        let x0 = cx * 2
+        let x1 = min(x0 + 1, width - 1)
+        let p0 = row0[x0], p1 = row0[x1], p2 = row1[x0], p3 = row1[x1]
+        let fallback = keepsAlpha ? meanColour(p0, p1, p2, p3) : .zero
+        let c0 = straight(p0, fallback: fallback)
+        let c1 = straight(p1, fallback: fallback)
+        let c2 = straight(p2, fallback: fallback)
+        let c3 = straight(p3, fallback: fallback)
+        let r = SIMD4<Float>(c0.x, c1.x, c2.x, c3.x)
+        let g = SIMD4<Float>(c0.y, c1.y, c2.y, c3.y)
+        let b = SIMD4<Float>(c0.z, c1.z, c2.z, c3.z)
+        var luma = r * kr
+        luma += g * kg
+        luma += b * kb
+        luma += yOffset
+        let noise = SIMD4<Float>(
+          table[dy0 | (x0 & 63)], table[dy0 | (x1 & 63)], table[dy1 | (x0 & 63)], table[dy1 | (x1 & 63)])
+        let codes = (luma + noise).rounded(.toNearestOrAwayFromZero).clamped(lowerBound: lo, upperBound: hi)
+
+        // Chroma of the block's mean colour: for kept alpha weighted by alpha, so a clear pixel's
+        // colour counts for nothing.
+        let mean = keepsAlpha ? fallback : (c0 + c1 + c2 + c3) * 0.25
+        let meanLuma = BT709.kr * mean.x + BT709.kg * mean.y + BT709.kb * mean.z
+        let cb = chromaOffset + chromaScale * (mean.z - meanLuma) / BT709.cbDivisor
+        let cr = chromaOffset + chromaScale * (mean.x - meanLuma) / BT709.crDivisor
+        let chromaNoise = SIMD2<Float>(
+          table[((cy + 29) & 63) << 6 | ((cx + 17) & 63)], table[((cy + 7) & 63) << 6 | ((cx + 41) & 63)])
+        let chroma = (SIMD2(cb, cr) + chromaNoise).rounded(.toNearestOrAwayFromZero)
+          .clamped(lowerBound: .zero, upperBound: SIMD2(repeating: maximum))
+
+        if bits == 8 {
+          let yRow0 = yPlane.pointer.advanced(by: y0 * yPlane.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+          let yRow1 = yPlane.pointer.advanced(by: y1 * yPlane.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+          yRow0[x0] = UInt8(codes[0])
+          yRow0[x1] = UInt8(codes[1])
+          yRow1[x0] = UInt8(codes[2])
+          yRow1[x1] = UInt8(codes[3])
+          cbPlane.pointer.storeBytes(of: UInt8(chroma.x), toByteOffset: cy * cbPlane.bytesPerRow + cx, as: UInt8.self)
+          crPlane.pointer.storeBytes(of: UInt8(chroma.y), toByteOffset: cy * crPlane.bytesPerRow + cx, as: UInt8.self)
+        } else {
+          let yRow0 = yPlane.pointer.advanced(by: y0 * yPlane.bytesPerRow).assumingMemoryBound(to: UInt16.self)
+          let yRow1 = yPlane.pointer.advanced(by: y1 * yPlane.bytesPerRow).assumingMemoryBound(to: UInt16.self)
+          yRow0[x0] = UInt16(codes[0]).littleEndian
+          yRow0[x1] = UInt16(codes[1]).littleEndian
+          yRow1[x0] = UInt16(codes[2]).littleEndian
+          yRow1[x1] = UInt16(codes[3]).littleEndian
+          cbPlane.pointer.storeBytes(
+            of: UInt16(chroma.x).littleEndian, toByteOffset: cy * cbPlane.bytesPerRow + cx * 2, as: UInt16.self)
+          crPlane.pointer.storeBytes(
+            of: UInt16(chroma.y).littleEndian, toByteOffset: cy * crPlane.bytesPerRow + cx * 2, as: UInt16.self)
+        }
+        if let aPlane {
+          let alpha = SIMD4<Float>(p0.w, p1.w, p2.w, p3.w)
+          let aNoise = SIMD4<Float>(
+            table[((y0 + 53) & 63) << 6 | ((x0 + 5) & 63)], table[((y0 + 53) & 63) << 6 | ((x1 + 5) & 63)],
+            table[((y1 + 53) & 63) << 6 | ((x0 + 5) & 63)], table[((y1 + 53) & 63) << 6 | ((x1 + 5) & 63)])
+          let a = alphaCodes(alpha, noise: aNoise, maximum: 255)
+          aPlane.pointer.storeBytes(of: UInt8(a[0]), toByteOffset: y0 * aPlane.bytesPerRow + x0, as: UInt8.self)
+          aPlane.pointer.storeBytes(of: UInt8(a[1]), toByteOffset: y0 * aPlane.bytesPerRow + x1, as: UInt8.self)
+          aPlane.pointer.storeBytes(of: UInt8(a[2]), toByteOffset: y1 * aPlane.bytesPerRow + x0, as: UInt8.self)
+          aPlane.pointer.storeBytes(of: UInt8(a[3]), toByteOffset: y1 * aPlane.bytesPerRow + x1, as: UInt8.self)
+        }
+      }
+    }
+  }
+
+  /// Alpha codes with dither, except that fully clear and fully opaque stay exact.
+  @inline(__always) func alphaCodes(_ alpha: SIMD4<Float>, noise: SIMD4<Float>, maximum: Float) -> SIMD4<Float> {
+    let a = alpha.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1)) * maximum
+    var codes = (a + noise).rounded(.toNearestOrAwayFromZero)
+      .clamped(lowerBound: SIMD4(repeating: 1), upperBound: SIMD4(repeating: maximum - 1))
+    codes.replace(with: 0, where: a .<= 0.5)
+    codes.replace(with: maximum, where: a .>= maximum - 0.5)
+    return codes
+  }
+
+  // MARK: - YUV 4:4:4 with alpha (ProRes 4444)
+
+  private func convert444(_ image: Image, _ frame: ConvertedFrame) {
+    let table = ditherTable
+    let scale: Float = 4
+    for y in 0..<height {
+      let row = image.row(y)
+      let rows = frame.planes.map {
+        $0.pointer.advanced(by: y * $0.bytesPerRow).assumingMemoryBound(to: UInt16.self)
+      }
+      for x in 0..<width {
+        let p = row[x]
+        let c = straight(p, fallback: .zero)
+        let luma = BT709.kr * c.x + BT709.kg * c.y + BT709.kb * c.z
+        let values = SIMD4<Float>(
+          (16 + 219 * luma) * scale,
+          (128 + 224 * (c.z - luma) / BT709.cbDivisor) * scale,
+          (128 + 224 * (c.x - luma) / BT709.crDivisor) * scale, 0)
+        let noise = SIMD4<Float>(
+          table[(y & 63) << 6 | (x & 63)], table[((y + 29) & 63) << 6 | ((x + 17) & 63)],
+          table[((y + 7) & 63) << 6 | ((x + 41) & 63)], 0)
+        let codes = (values + noise).rounded(.toNearestOrAwayFromZero)
+          .clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1023))
+        let alpha = keepsAlpha
+          ? alphaCodes(SIMD4(repeating: p.w), noise: SIMD4(repeating: table[((y + 53) & 63) << 6 | ((x + 5) & 63)]), maximum: 1023)[0]
+          : 1023
+        // yuva444p10le's planes are Y, U, V, A.
+        rows[0][x] = UInt16(codes[0]).littleEndian
+        rows[1][x] = UInt16(codes[1]).littleEndian
+        rows[2][x] = UInt16(codes[2]).littleEndian
+        rows[3][x] = UInt16(alpha).littleEndian
+      }
+    }
+  }
+
+  // MARK: - RGB
+
+  private func convertRGB(_ image: Image, _ frame: ConvertedFrame) {
+    let table = ditherTable
+    let plane = frame.planes[0]
+    let channels = layout == .rgb24 ? 3 : 4
+    let bgra = layout == .bgra
+    for y in 0..<height {
+      let row = image.row(y)
+      let out = plane.pointer.advanced(by: y * plane.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+      for x in 0..<width {
+        let p = row[x]
+        let c = straight(p, fallback: .zero)
+        let noise = SIMD4<Float>(
+          table[(y & 63) << 6 | (x & 63)], table[((y + 29) & 63) << 6 | ((x + 17) & 63)],
+          table[((y + 7) & 63) << 6 | ((x + 41) & 63)], table[((y + 53) & 63) << 6 | ((x + 5) & 63)])
+        let rgb = (SIMD4(c.x, c.y, c.z, 0) * 255 + noise).rounded(.toNearestOrAwayFromZero)
+          .clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 255))
+        let o = x * channels
+        out[o] = UInt8(bgra ? rgb[2] : rgb[0])
+        out[o + 1] = UInt8(rgb[1])
+        out[o + 2] = UInt8(bgra ? rgb[0] : rgb[2])
+        if channels == 4 {
+          out[o + 3] = keepsAlpha ? UInt8(alphaCodes(SIMD4(repeating: p.w), noise: noise, maximum: 255)[3]) : 255
+        }
+      }
+    }
+  }
+}
+
+/// BT.709's luma weights and the divisors that scale colour differences to ±0.5 (ITU-R BT.709-6).
+enum BT709 {
+  static let kr: Float = 0.2126
+  static let kb: Float = 0.0722
+  static let kg: Float = 1 - kr - kb
+  static let cbDivisor: Float = 2 * (1 - kb)  // 1.8556
+  static let crDivisor: Float = 2 * (1 - kr)  // 1.5748
+}
+
+/// 64 x 64 triangular dither offsets in -1...1 LSB, a fixed function of the position.
+///
+/// The sum of two uniform values gives triangular noise, whose error does not depend on the
+/// signal (no noise modulation). The values come from an integer hash, so they are the same on
+/// every run and machine. A column of 64 averages within ~0.06 LSB of zero, so a dark ramp's
+/// column means keep the ramp's slope (the banding test).
+let ditherTable: [Float] = (0..<4096).map { index in
+  func hash(_ value: UInt32) -> UInt32 {  // lowbias32 (Chris Wellons)
+    var x = value
+    x ^= x >> 16
+    x &*= 0x7feb_352d
+    x ^= x >> 15
+    x &*= 0x846c_a68b
+    x ^= x >> 16
+    return x
+  }
+  let u1 = Float(hash(UInt32(index) &* 2 &+ 0x9e37) >> 8) / Float(1 << 24)
+  let u2 = Float(hash(UInt32(index) &* 2 &+ 0x9e38) >> 8) / Float(1 << 24)
+  return u1 + u2 - 1
+}

@@ -1,0 +1,333 @@
+import CLibAV
+
+/// One codec and one muxer writing to a file: the libav half of `VideoWriter`.
+final class Encoder {
+  let settings: OutputSettings
+  /// The file libav writes (the temporary beside the destination); errors name the destination.
+  let filePath: String
+  let path: String
+  let pixelFormat: AVPixelFormat
+  private let output: OutputContext
+  private let context: CodecContext
+  private let stream: UnsafeMutablePointer<AVStream>
+  private let frame: Frame
+  private let packet: Packet
+  private let audio: AudioEncoder?
+  private var palette: GIFPalette?
+  private(set) var framesSent = 0
+  private(set) var packetsWritten = 0
+
+  init(settings: OutputSettings, layout: PixelLayout, filePath: String) throws {
+    self.settings = settings
+    self.filePath = filePath
+    path = settings.path
+    // GIF frames arrive as RGBA and become palette indices here (GIFPalette).
+    pixelFormat = settings.codec == .gif ? AV_PIX_FMT_PAL8 : layout.libavFormat
+    let path = settings.path
+
+    output = try OutputContext(muxer: Self.muxerName(settings), path: filePath)
+    guard let codec = avcodec_find_encoder_by_name(Self.encoderName(settings.codec)) else {
+      throw VideoError.libav(
+        function: "avcodec_find_encoder_by_name", code: clibav_error(ENOSYS),
+        message: "this FFmpeg has no \(Self.encoderName(settings.codec)) encoder", path: path)
+    }
+    context = try CodecContext(codec: codec, path: path)
+    frame = try Frame(width: settings.width, height: settings.height, format: pixelFormat, path: path)
+    packet = try Packet(path: path)
+
+    let c = context.pointer
+    c.pointee.width = Int32(settings.width)
+    c.pointee.height = Int32(settings.height)
+    c.pointee.pix_fmt = pixelFormat
+    c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+    // ENCODING L1: frame i has pts i in a 1/fps time base.
+    c.pointee.time_base = AVRational(num: 1, den: Int32(settings.fps))
+    c.pointee.framerate = AVRational(num: Int32(settings.fps), den: 1)
+    // ENCODING D1: automatic thread counts follow the machine, and so would the bytes.
+    c.pointee.thread_count = Int32(settings.threads)
+    // ENCODING D3: no version strings or random ids in the bitstream.
+    c.pointee.flags |= Int32(AV_CODEC_FLAG_BITEXACT)
+    if Int32(output.pointer.pointee.oformat.pointee.flags) & AVFMT_GLOBALHEADER != 0 {
+      c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)  // ENCODING M4: avc1, not avc3
+    }
+    if layout.isYUV {  // ENCODING C1: tag what FrameConverter computes
+      c.pointee.color_primaries = AVCOL_PRI_BT709
+      c.pointee.color_trc = AVCOL_TRC_BT709
+      c.pointee.colorspace = AVCOL_SPC_BT709
+      c.pointee.color_range = AVCOL_RANGE_MPEG
+    }
+    let options = Options()
+    try Self.configureCodec(c, options, settings)
+    try check(avcodec_open2(c, codec, &options.pointer), "avcodec_open2", path: path)
+    try options.requireAllUsed(by: "avcodec_open2 (\(Self.encoderName(settings.codec)))", path: path)
+
+    guard let stream = avformat_new_stream(output.pointer, nil) else {
+      throw VideoError.libav(function: "avformat_new_stream", code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+    }
+    self.stream = stream
+    try check(avcodec_parameters_from_context(stream.pointee.codecpar, c), "avcodec_parameters_from_context", path: path)
+    stream.pointee.time_base = c.pointee.time_base  // a hint; the muxer may pick its own
+    // ENCODING L5: the muxing API leaves the rate unset; WebM needs it for DefaultDuration.
+    stream.pointee.avg_frame_rate = c.pointee.framerate
+    stream.pointee.r_frame_rate = c.pointee.framerate
+    if settings.codec == .hevc {
+      // ENCODING M5: FFmpeg 5.1 tags HEVC 'hev1', which QuickTime and iOS refuse.
+      stream.pointee.codecpar.pointee.codec_tag = clibav_tag(0x68, 0x76, 0x63, 0x31)  // hvc1
+    }
+
+    // Opt-in sound; ENCODING L7 prefers video-only loops (ExoPlayer loops mismatched lengths badly).
+    if let track = settings.audio {
+      audio = try AudioEncoder(track: track, settings: settings, output: output, path: path)
+    } else {
+      audio = nil
+    }
+
+    output.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT  // ENCODING D3
+    try check(avio_open(&output.pointer.pointee.pb, "file:" + filePath, AVIO_FLAG_WRITE), "avio_open", path: path)
+    let muxerOptions = Options()
+    Self.configureMuxer(muxerOptions, settings)
+    try check(avformat_write_header(output.pointer, &muxerOptions.pointer), "avformat_write_header", path: path)
+    try muxerOptions.requireAllUsed(by: "avformat_write_header (\(Self.muxerName(settings)))", path: path)
+  }
+
+  static func muxerName(_ settings: OutputSettings) -> String {
+    switch settings.format {
+    case .mp4: "mp4"
+    case .webm: "webm"
+    case .mov: "mov"
+    case .png: "image2pipe"  // one packet, written as it is
+    case .gif: "gif"
+    case .apng: "apng"
+    case .webp: "webp"
+    case .y4m: "yuv4mpegpipe"
+    }
+  }
+
+  static func encoderName(_ codec: VideoCodec) -> String {
+    switch codec {
+    case .h264: "libx264"
+    case .hevc: "libx265"
+    case .vp9: "libvpx-vp9"
+    case .av1: "libsvtav1"
+    case .prores: "prores_ks"
+    case .png: "png"
+    case .gif: "gif"
+    case .apng: "apng"
+    case .webp: "libwebp_anim"
+    case .rawvideo: "rawvideo"
+    }
+  }
+
+  /// The GOP length: the whole loop, so the only key frame is frame 0 (ENCODING L6).
+  /// Very long loops get the largest divisor of N not above 600, so seeking still works.
+  static func gopSize(_ n: Int) -> Int {
+    if n <= 600 { return n }
+    return (1...600).reversed().first { n % $0 == 0 } ?? 600
+  }
+
+  private static func configureCodec(
+    _ c: UnsafeMutablePointer<AVCodecContext>, _ options: Options, _ settings: OutputSettings
+  ) throws {
+    let threads = settings.threads
+    let gopSize = Self.gopSize(settings.frameCount)
+    c.pointee.gop_size = Int32(gopSize)
+    switch settings.codec {
+    case .h264:
+      options.set("preset", settings.x264Preset)
+      options.set("crf", String(settings.crf ?? 18))
+      options.set("profile", "high")
+      // ENCODING M1: B-frames stay on (about 30 % smaller); the mov muxer then writes one edit
+      // whose media time is the B-frame delay, so frame 0 still shows at t = 0. use_editlist is
+      // left at auto: dropping it with B-frames would start two frames late.
+      // ENCODING L6, D1, D2: no scene-cut key frames, pinned threads, bytes independent of the CPU.
+      let lookahead = max(1, threads / 4)
+      options.set(
+        "x264-params",
+        "scenecut=0:keyint=\(gopSize):min-keyint=\(gopSize):threads=\(threads):lookahead-threads=\(lookahead):cpu-independent=1:aq-mode=3")
+    case .hevc:
+      options.set("crf", String(settings.crf ?? 20))
+      // ENCODING L6, K3, D1: closed GOP of the loop, no scene cuts, pinned pools and frame threads.
+      // Caveat: at 64x64 (one CTU) libx265 3.5 reads memory it never wrote, so a second encode
+      // in the same process can differ; from 128x128 up the bytes repeat (RoundTripTests).
+      let frameThreads = max(1, min(threads, 4))
+      options.set(
+        "x265-params",
+        "keyint=\(gopSize):min-keyint=\(gopSize):scenecut=0:open-gop=0:pools=\(threads):frame-threads=\(frameThreads):log-level=error")
+    case .vp9:
+      options.set("crf", String(settings.crf ?? 30))
+      c.pointee.bit_rate = 0  // constant quality (ENCODING K4)
+      options.set("row-mt", "1")
+      let tiles = threads >= 4 ? 2 : threads >= 2 ? 1 : 0
+      options.set("tile-columns", String(tiles))
+      options.set("deadline", "good")
+      options.set("cpu-used", "2")
+      if settings.carriesAlpha {
+        // ENCODING A2: "Transparency encoding with auto_alt_ref does not work".
+        options.set("auto-alt-ref", "0")
+      }
+    case .av1:
+      options.set("crf", String(settings.crf ?? 35))
+      options.set("preset", "8")
+      options.set("svtav1-params", "scd=0:lp=\(threads)")
+    case .prores:
+      options.set("profile", "4444")
+      options.set("alpha_bits", settings.carriesAlpha ? "16" : "0")
+      options.set("vendor", "apl0")
+    case .png, .apng:
+      c.pointee.gop_size = 0
+    case .webp:
+      options.set("quality", String(settings.crf ?? 90))
+      options.set("lossless", "0")
+    case .gif:
+      break
+    case .rawvideo:
+      break
+    }
+  }
+
+  private static func configureMuxer(_ options: Options, _ settings: OutputSettings) {
+    switch settings.format {
+    case .mp4, .mov:
+      options.set("movflags", "+faststart")  // ENCODING M3: moov first for HTTP
+      // ENCODING M2: a timescale that is a multiple of fps keeps N/fps exact in every duration.
+      options.set("movie_timescale", String(settings.fps * 1000))
+      options.set("video_track_timescale", String(settings.fps * 1000))
+    case .webm:
+      options.set("cues_to_front", "1")  // ENCODING K4
+    case .gif:
+      options.set("loop", "0")  // ENCODING G3
+    case .apng:
+      options.set("plays", "0")  // ENCODING G3: the default plays once
+    case .webp:
+      options.set("loop", "0")  // ENCODING G3: the default plays once
+    case .png, .y4m:
+      break
+    }
+  }
+
+  /// Encodes one converted frame as frame number `framesSent`.
+  func encode(_ converted: ConvertedFrame) throws {
+    let f = frame.pointer
+    try check(av_frame_make_writable(f), "av_frame_make_writable", path: path)
+    if settings.codec == .gif {
+      try fillPaletteFrame(f, from: converted)
+    } else {
+      try copyPlanes(f, from: converted)
+    }
+    f.pointee.pts = Int64(framesSent)
+    if converted.layout.isYUV {  // ENCODING C1 on every frame too
+      f.pointee.color_primaries = AVCOL_PRI_BT709
+      f.pointee.color_trc = AVCOL_TRC_BT709
+      f.pointee.colorspace = AVCOL_SPC_BT709
+      f.pointee.color_range = AVCOL_RANGE_MPEG
+    }
+    try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame", path: path)
+    framesSent += 1
+    try drain()
+    try encodeAudio(final: false)
+  }
+
+  /// The converted planes, row by row, into the frame's buffers.
+  private func copyPlanes(_ f: UnsafeMutablePointer<AVFrame>, from converted: ConvertedFrame) throws {
+    try withUnsafeBytes(of: &f.pointee.data) { data in
+      try withUnsafeBytes(of: &f.pointee.linesize) { linesizes in
+        let pointers = data.bindMemory(to: UnsafeMutablePointer<UInt8>?.self)
+        let strides = linesizes.bindMemory(to: Int32.self)
+        for (index, plane) in converted.planes.enumerated() {
+          guard let destination = pointers[index] else {
+            throw VideoError.libav(function: "av_frame_get_buffer", code: clibav_error(EINVAL), message: "frame plane \(index) missing", path: path)
+          }
+          let stride = Int(strides[index])
+          for y in 0..<plane.rows {
+            (destination + y * stride).update(
+              from: plane.pointer.advanced(by: y * plane.bytesPerRow).assumingMemoryBound(to: UInt8.self),
+              count: plane.bytesPerRow)
+          }
+        }
+      }
+    }
+  }
+
+  /// Palette indices and the palette, for the GIF encoder.
+  private func fillPaletteFrame(_ f: UnsafeMutablePointer<AVFrame>, from converted: ConvertedFrame) throws {
+    let plane = converted.planes[0]
+    let rgba = UnsafePointer(plane.pointer.assumingMemoryBound(to: UInt8.self))
+    guard let indices = f.pointee.data.0, let paletteData = f.pointee.data.1 else {
+      throw VideoError.libav(function: "av_frame_get_buffer", code: clibav_error(EINVAL), message: "PAL8 frame without planes", path: path)
+    }
+    let palette = self.palette ?? GIFPalette(
+      rgba: rgba, bytesPerRow: plane.bytesPerRow, width: converted.width, height: converted.height,
+      keepAlpha: settings.carriesAlpha)
+    self.palette = palette
+    palette.map(
+      rgba: rgba, bytesPerRow: plane.bytesPerRow, width: converted.width, height: converted.height,
+      into: indices, indexBytesPerRow: Int(f.pointee.linesize.0))
+    let entries = UnsafeMutableRawPointer(paletteData).assumingMemoryBound(to: UInt32.self)
+    for i in 0..<256 { entries[i] = palette.entries[i] }
+  }
+
+  /// Audio up to the end of the frames sent so far, so the muxer interleaves evenly.
+  private func encodeAudio(final: Bool) throws {
+    guard let audio else { return }
+    let until = framesSent * AudioEncoder.sampleRate / settings.fps
+    try audio.encode(upTo: until, final: final) { packet in
+      try check(av_interleaved_write_frame(output.pointer, packet), "av_interleaved_write_frame (audio)", path: path)
+    }
+  }
+
+  /// Writes every packet the encoder has ready.
+  private func drain() throws {
+    while true {
+      let code = avcodec_receive_packet(context.pointer, packet.pointer)
+      if code == errorAgain || code == errorEOF { return }  // wants input, or done
+      try check(code, "avcodec_receive_packet", path: path)
+      // ENCODING L3: libx264 and libvpx leave the duration at 0; the last frame would last 0 s.
+      packet.pointer.pointee.duration = 1  // one frame in the codec's 1/fps time base
+      av_packet_rescale_ts(packet.pointer, context.pointer.pointee.time_base, stream.pointee.time_base)
+      packet.pointer.pointee.stream_index = stream.pointee.index
+      packetsWritten += 1
+      try check(av_interleaved_write_frame(output.pointer, packet.pointer), "av_interleaved_write_frame", path: path)
+    }
+  }
+
+  /// Flushes the encoder (ENCODING L4), checks that every frame became a packet, writes the
+  /// trailer and closes the file.
+  func finish() throws {
+    try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL)", path: path)
+    try drain()
+    // libwebp_anim hands back the whole animation as one packet at the end.
+    let expected = settings.codec == .webp ? 1 : framesSent
+    if packetsWritten != expected {
+      throw VideoError.libav(
+        function: "avcodec_receive_packet", code: clibav_error(EINVAL),
+        message: "the encoder returned \(packetsWritten) packets for \(framesSent) frames", path: path)
+    }
+    try encodeAudio(final: true)
+    try check(av_write_trailer(output.pointer), "av_write_trailer", path: path)
+    if let pb = output.pointer.pointee.pb, pb.pointee.error < 0 {
+      try check(pb.pointee.error, "avio_write", path: path)
+    }
+    try output.closeFile(path: path)
+  }
+}
+
+extension PixelLayout {
+  var libavFormat: AVPixelFormat {
+    switch self {
+    case .yuv420p: AV_PIX_FMT_YUV420P
+    case .yuv420p10: AV_PIX_FMT_YUV420P10LE
+    case .yuva420p: AV_PIX_FMT_YUVA420P
+    case .yuva444p10: AV_PIX_FMT_YUVA444P10LE
+    case .rgb24: AV_PIX_FMT_RGB24
+    case .rgba: AV_PIX_FMT_RGBA
+    case .bgra: AV_PIX_FMT_BGRA
+    }
+  }
+
+  var isYUV: Bool {
+    switch self {
+    case .yuv420p, .yuv420p10, .yuva420p, .yuva444p10: true
+    case .rgb24, .rgba, .bgra: false
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import CLibAV
+import Foundation
+import Raster
+
+/// What `VideoWriter.finish()` wrote.
+public struct WrittenFile: Sendable, Equatable {
+  public var path: String
+  /// The file's size; 0 for stdout.
+  public var bytes: Int64
+  public var frames: Int
+  /// frames / fps, in seconds.
+  public var duration: Double
+  public var codec: VideoCodec
+  /// libav's name of the encoded samples, e.g. `yuv420p`, `yuva420p`, `rgba`.
+  public var pixelFormat: String
+}
+
+/// Encodes frames in order into one file, which appears at its path only when complete.
+///
+/// Use from one thread. Frames may be converted on other threads first (`converter`, then
+/// `append(_: ConvertedFrame)`), so this thread only copies and encodes. Exactly
+/// `settings.frameCount` frames must be appended before `finish()`. An unfinished writer
+/// (cancelled, failed or released) deletes its temporary file; an older file at the path stays.
+public final class VideoWriter {
+  public let settings: OutputSettings
+  /// The converter matching this writer's codec; thread-safe, share it with render threads.
+  public let converter: FrameConverter
+  private var temporary: TemporaryOutput?
+  private var encoder: Encoder?
+  private var y4m: Y4MWriter?
+  private var scratch: ConvertedFrame?
+  private var appended = 0
+  private var state: State = .open
+
+  private enum State { case open, finished, failed }
+
+  public init(_ settings: OutputSettings) throws {
+    try settings.validate()
+    av_log_set_level(AV_LOG_ERROR)  // encoder statistics would clutter the progress on stderr
+    self.settings = settings
+    converter = FrameConverter(settings)
+    let layout = FrameConverter.layout(for: settings)
+    if settings.path == "-" {
+      y4m = try Y4MWriter(settings: settings, descriptor: STDOUT_FILENO)
+      return
+    }
+    let temporary = try TemporaryOutput(destination: settings.path)
+    self.temporary = temporary
+    if settings.format == .y4m {
+      let fd = open(temporary.path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+      guard fd >= 0 else { throw VideoError.io("\(settings.path): cannot open \(temporary.path): \(String(cString: strerror(errno)))") }
+      y4mDescriptor = fd
+      y4m = try Y4MWriter(settings: settings, descriptor: fd)
+    } else {
+      encoder = try Encoder(settings: settings, layout: layout, filePath: temporary.path)
+    }
+  }
+
+  private var y4mDescriptor: Int32 = -1
+
+  /// Converts and encodes the next frame.
+  public func append(_ image: Image) throws {
+    let frame = scratch ?? converter.makeFrame()
+    scratch = frame
+    converter.convert(image, into: frame)
+    try append(frame)
+  }
+
+  /// Encodes the next frame, converted by `converter` (possibly on another thread).
+  public func append(_ frame: ConvertedFrame) throws {
+    guard state == .open else { throw VideoError.io("\(settings.path): the writer is already \(state == .finished ? "finished" : "failed or cancelled")") }
+    guard frame.width == settings.width, frame.height == settings.height, frame.layout == converter.layout else {
+      throw VideoError.invalidSettings("frame \(frame.width)x\(frame.height) does not match the writer's \(settings.width)x\(settings.height) output")
+    }
+    guard appended < settings.frameCount else {
+      throw VideoError.invalidSettings("frame \(appended + 1) appended, but the settings promised \(settings.frameCount) frames")
+    }
+    do {
+      if let encoder { try encoder.encode(frame) } else { try y4m?.encode(frame) }
+      appended += 1
+    } catch {
+      fail()
+      throw error
+    }
+  }
+
+  /// Flushes the encoder, closes the file and renames it onto the path.
+  public func finish() throws -> WrittenFile {
+    guard state == .open else { throw VideoError.io("\(settings.path): the writer is already \(state == .finished ? "finished" : "failed or cancelled")") }
+    guard appended == settings.frameCount else {
+      fail()
+      throw VideoError.invalidSettings("\(settings.path): \(appended) frames appended, but the settings promised \(settings.frameCount)")
+    }
+    do {
+      try encoder?.finish()
+      encoder = nil
+      if y4mDescriptor >= 0 {
+        let closed = close(y4mDescriptor)
+        y4mDescriptor = -1
+        if closed != 0 { throw VideoError.io("\(settings.path): close failed: \(String(cString: strerror(errno)))") }
+      }
+      try temporary?.commit()
+    } catch {
+      fail()
+      throw error
+    }
+    state = .finished
+    let bytes: Int64
+    if settings.path == "-" {
+      bytes = 0
+    } else {
+      let attributes = try? FileManager.default.attributesOfItem(atPath: settings.path)
+      bytes = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+    return WrittenFile(
+      path: settings.path, bytes: bytes, frames: appended,
+      duration: Double(appended) / Double(settings.fps), codec: settings.codec,
+      pixelFormat: String(cString: av_get_pix_fmt_name(converter.layout.libavFormat)))
+  }
+
+  /// Stops writing and deletes the temporary file; an existing file at the path stays as it was.
+  public func cancel() {
+    guard state == .open else { return }
+    fail()
+  }
+
+  private func fail() {
+    state = .failed
+    encoder = nil  // closes the temporary file before it goes
+    if y4mDescriptor >= 0 {
+      close(y4mDescriptor)
+      y4mDescriptor = -1
+    }
+    temporary?.discard()
+  }
+
+  deinit {
+    if state == .open { fail() }
+  }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Writes YUV4MPEG2 by hand: a header line, then "FRAME" and the raw planes of each frame.
+///
+/// FFmpeg 5.1's yuv4mpegpipe muxer takes only wrapped AVFrames, so writing the few header bytes
+/// ourselves is simpler than feeding it, and it lets `-` go straight to stdout.
+final class Y4MWriter {
+  private let descriptor: Int32
+  private let path: String
+  private(set) var framesWritten = 0
+
+  init(settings: OutputSettings, descriptor: Int32) throws {
+    self.descriptor = descriptor
+    path = settings.path
+    // C420jpeg: chroma sited in the centre of each 2x2 block, as FrameConverter averages it.
+    let colour = settings.bitDepth == 10 ? "C420p10 XYSCSS=420P10" : "C420jpeg XYSCSS=420JPEG"
+    let header = "YUV4MPEG2 W\(settings.width) H\(settings.height) F\(settings.fps):1 Ip A1:1 \(colour) XCOLORRANGE=LIMITED\n"
+    try write(Array(header.utf8))
+  }
+
+  func encode(_ frame: ConvertedFrame) throws {
+    try write(Array("FRAME\n".utf8))
+    for plane in frame.planes {
+      try write(UnsafeRawBufferPointer(start: plane.pointer, count: plane.bytesPerRow * plane.rows))
+    }
+    framesWritten += 1
+  }
+
+  private func write(_ bytes: [UInt8]) throws {
+    try bytes.withUnsafeBytes { try write($0) }
+  }
+
+  private func write(_ bytes: UnsafeRawBufferPointer) throws {
+    guard var next = bytes.baseAddress else { return }
+    var left = bytes.count
+    while left > 0 {
+      let written = Foundation.write(descriptor, next, left)
+      if written < 0 {
+        if errno == EINTR { continue }
+        throw VideoError.io("\(path): write failed: \(String(cString: strerror(errno)))")
+      }
+      left -= written
+      next += written
+    }
+  }
+}

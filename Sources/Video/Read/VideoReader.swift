@@ -1,0 +1,265 @@
+import CLibAV
+import Foundation
+import Raster
+
+/// Decodes a file's first video stream back into premultiplied float images, for checks and tests.
+///
+/// YUV is converted with the matrix the frame is tagged with (BT.709 unless it says BT.601) and
+/// its range; VP9 is decoded with libvpx so WebM alpha survives (ENCODING A2: FFmpeg's own vp9
+/// decoder drops it). Use from one thread.
+public final class VideoReader {
+  public let path: String
+  public let info: StreamInfo
+  private let keepAlpha: Bool
+  private let input: InputContext
+  private let context: CodecContext
+  private let streamIndex: Int32
+  private let frame: Frame
+  private let packet: Packet
+  private var scale: ScaleContext?
+  private var flushed = false
+  private var done = false
+
+  public init(path: String, keepAlpha: Bool = true) throws {
+    self.path = path
+    self.keepAlpha = keepAlpha
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+      throw VideoError.io("\(path): no such file")
+    }
+    av_log_set_level(AV_LOG_ERROR)
+    info = try Self.inspect(path: path)
+
+    input = try InputContext(path: path)
+    try check(avformat_find_stream_info(input.pointer, nil), "avformat_find_stream_info", path: path)
+    let index = av_find_best_stream(input.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+    try check(index, "av_find_best_stream", path: path)
+    streamIndex = index
+    guard let stream = input.pointer.pointee.streams[Int(index)], let parameters = stream.pointee.codecpar else {
+      throw VideoError.io("\(path): stream \(index) missing")
+    }
+    var decoder: UnsafePointer<AVCodec>? = nil
+    if parameters.pointee.codec_id == AV_CODEC_ID_VP9 && keepAlpha {
+      decoder = avcodec_find_decoder_by_name("libvpx-vp9")
+    }
+    if decoder == nil { decoder = avcodec_find_decoder(parameters.pointee.codec_id) }
+    guard let decoder else {
+      throw VideoError.libav(
+        function: "avcodec_find_decoder", code: clibav_error(ENOSYS),
+        message: "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id)))", path: path)
+    }
+    context = try CodecContext(codec: decoder, path: path)
+    try check(avcodec_parameters_to_context(context.pointer, parameters), "avcodec_parameters_to_context", path: path)
+    context.pointer.pointee.thread_count = 1
+    try check(avcodec_open2(context.pointer, decoder, nil), "avcodec_open2", path: path)
+    frame = try Frame(path: path)
+    packet = try Packet(path: path)
+  }
+
+  /// The next frame, or nil after the last one.
+  public func nextFrame() throws -> Image? {
+    while !done {
+      let code = avcodec_receive_frame(context.pointer, frame.pointer)
+      if code == errorEOF {
+        done = true
+        break
+      }
+      if code == errorAgain {
+        try feed()
+        continue
+      }
+      try check(code, "avcodec_receive_frame", path: path)
+      defer { av_frame_unref(frame.pointer) }
+      return try image(from: frame.pointer)
+    }
+    return nil
+  }
+
+  /// Sends the decoder the next packet of our stream, or the end of the stream.
+  private func feed() throws {
+    if flushed { return }
+    while true {
+      let code = av_read_frame(input.pointer, packet.pointer)
+      if code == errorEOF {
+        flushed = true
+        try check(avcodec_send_packet(context.pointer, nil), "avcodec_send_packet(NULL)", path: path)
+        return
+      }
+      try check(code, "av_read_frame", path: path)
+      defer { av_packet_unref(packet.pointer) }
+      if packet.pointer.pointee.stream_index == streamIndex {
+        try check(avcodec_send_packet(context.pointer, packet.pointer), "avcodec_send_packet", path: path)
+        return
+      }
+    }
+  }
+
+  // MARK: - Conversion
+
+  private func image(from f: UnsafeMutablePointer<AVFrame>) throws -> Image {
+    let width = Int(f.pointee.width)
+    let height = Int(f.pointee.height)
+    guard width > 0, height > 0, let descriptor = av_pix_fmt_desc_get(AVPixelFormat(rawValue: f.pointee.format)) else {
+      throw VideoError.io("\(path): decoded a frame without a size or pixel format")
+    }
+    let image = Image(width: width, height: height)
+    let d = descriptor.pointee
+    let flags = Int32(d.flags)
+    let planarYUV =
+      flags & Int32(AV_PIX_FMT_FLAG_RGB) == 0 && flags & Int32(AV_PIX_FMT_FLAG_PAL) == 0
+      && flags & Int32(AV_PIX_FMT_FLAG_BE) == 0 && flags & Int32(AV_PIX_FMT_FLAG_PLANAR) != 0
+      && d.nb_components >= 3 && d.comp.0.plane == 0 && d.comp.1.plane == 1 && d.comp.2.plane == 2
+      && d.comp.0.depth <= 16
+    let format = AVPixelFormat(rawValue: f.pointee.format)
+    if planarYUV {
+      convertYUV(f, d, into: image)
+    } else if [AV_PIX_FMT_RGB24, AV_PIX_FMT_RGBA, AV_PIX_FMT_BGRA].contains(format), let base = f.pointee.data.0 {
+      // Exact 8-bit values; swscale widens 255 to 65280, not 65535.
+      let channels = format == AV_PIX_FMT_RGB24 ? 3 : 4
+      let swap = format == AV_PIX_FMT_BGRA
+      for y in 0..<height {
+        let row = base + y * Int(f.pointee.linesize.0)
+        for x in 0..<width {
+          let p = row + x * channels
+          let (r, b) = swap ? (p[2], p[0]) : (p[0], p[2])
+          let a: Float = channels == 4 && keepAlpha ? Float(p[3]) / 255 : 1
+          image[x, y] = Pixel(Float(r) / 255 * a, Float(p[1]) / 255 * a, Float(b) / 255 * a, a)
+        }
+      }
+    } else {
+      try convertOther(f, into: image)
+    }
+    return image
+  }
+
+  /// Planar YUV by the inverse of the tagged matrix, nearest chroma sample.
+  private func convertYUV(_ f: UnsafeMutablePointer<AVFrame>, _ d: AVPixFmtDescriptor, into image: Image) {
+    let depth = Int(d.comp.0.depth)
+    let wide = depth > 8
+    let s = Float(1 << (depth - 8))
+    let full = f.pointee.color_range == AVCOL_RANGE_JPEG
+    let bt601 = [AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M].contains(f.pointee.colorspace)
+    let kr: Float = bt601 ? 0.299 : BT709.kr
+    let kb: Float = bt601 ? 0.114 : BT709.kb
+    let kg = 1 - kr - kb
+    let (yBlack, yRange, cRange) = full ? (Float(0), 255 * s, 255 * s) : (16 * s, 219 * s, 224 * s)
+    let hasAlpha = Int32(d.flags) & Int32(AV_PIX_FMT_FLAG_ALPHA) != 0 && d.nb_components == 4 && keepAlpha
+    let alphaMax = Float((1 << depth) - 1)
+    let (sx, sy) = (Int(d.log2_chroma_w), Int(d.log2_chroma_h))
+    let data = [f.pointee.data.0, f.pointee.data.1, f.pointee.data.2, f.pointee.data.3]
+    let stride = [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3].map(Int.init)
+    func sample(_ plane: Int, _ x: Int, _ y: Int) -> Float {
+      guard let base = data[plane] else { return 0 }
+      if wide { return Float(UnsafeRawPointer(base + y * stride[plane]).loadUnaligned(fromByteOffset: x * 2, as: UInt16.self)) }
+      return Float(base[y * stride[plane] + x])
+    }
+    let alphaPlane = Int(d.comp.3.plane)
+    for y in 0..<image.height {
+      let row = image.row(y)
+      for x in 0..<image.width {
+        let luma = (sample(0, x, y) - yBlack) / yRange
+        let cb = (sample(1, x >> sx, y >> sy) - 128 * s) / cRange
+        let cr = (sample(2, x >> sx, y >> sy) - 128 * s) / cRange
+        let r = luma + 2 * (1 - kr) * cr
+        let b = luma + 2 * (1 - kb) * cb
+        let g = (luma - kr * r - kb * b) / kg
+        let a = hasAlpha ? sample(alphaPlane, x, y) / alphaMax : 1
+        let straight = Pixel(r, g, b, 1).clamped(lowerBound: .zero, upperBound: Pixel(repeating: 1))
+        row[x] = Pixel(straight.x * a, straight.y * a, straight.z * a, a)
+      }
+    }
+  }
+
+  /// Everything else (RGB, palettes) through swscale to 16-bit RGBA; no matrix is involved.
+  private func convertOther(_ f: UnsafeMutablePointer<AVFrame>, into image: Image) throws {
+    let format = AVPixelFormat(rawValue: f.pointee.format)
+    if scale == nil {
+      scale = try ScaleContext(width: image.width, height: image.height, from: format, to: AV_PIX_FMT_RGBA64LE, path: path)
+    }
+    guard let scale else { return }
+    let stride = image.width * 8
+    let buffer = UnsafeMutablePointer<UInt16>.allocate(capacity: image.width * image.height * 4)
+    defer { buffer.deallocate() }
+    var destination: [UnsafeMutablePointer<UInt8>?] = [UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+    var destinationStride: [Int32] = [Int32(stride), 0, 0, 0]
+    let source: [UnsafePointer<UInt8>?] = [f.pointee.data.0, f.pointee.data.1, f.pointee.data.2, f.pointee.data.3].map {
+      $0.map { UnsafePointer($0) }
+    }
+    let sourceStride = [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3]
+    try check(
+      sws_scale(scale.pointer, source, sourceStride, 0, Int32(image.height), &destination, &destinationStride),
+      "sws_scale", path: path)
+    for i in 0..<image.count {
+      let v = SIMD4<Float>(Float(buffer[i * 4]), Float(buffer[i * 4 + 1]), Float(buffer[i * 4 + 2]), Float(buffer[i * 4 + 3])) / 65535
+      let a = keepAlpha ? v.w : 1
+      image.pixels[i] = Pixel(v.x * a, v.y * a, v.z * a, a)
+    }
+  }
+
+  // MARK: - Stream facts
+
+  private static func inspect(path: String) throws -> StreamInfo {
+    let input = try InputContext(path: path)
+    let fc = input.pointer
+    try check(avformat_find_stream_info(fc, nil), "avformat_find_stream_info", path: path)
+    let index = av_find_best_stream(fc, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+    try check(index, "av_find_best_stream", path: path)
+    guard let stream = fc.pointee.streams[Int(index)], let p = stream.pointee.codecpar else {
+      throw VideoError.io("\(path): stream \(index) missing")
+    }
+    let streamCount = Int(fc.pointee.nb_streams)
+    var hasAudio = false
+    for i in 0..<streamCount where fc.pointee.streams[i]?.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
+      hasAudio = true
+    }
+    func seconds(_ value: Int64, _ base: AVRational) -> Double? {
+      value == clibav_nopts ? nil : Double(value) * Double(base.num) / Double(base.den)
+    }
+    func name(_ text: UnsafePointer<CChar>?) -> String { text.map { String(cString: $0) } ?? "unknown" }
+
+    let packet = try Packet(path: path)
+    var count = 0
+    var keyframes = 0
+    var firstKey = false
+    while true {
+      let code = av_read_frame(fc, packet.pointer)
+      if code == errorEOF { break }
+      try check(code, "av_read_frame", path: path)
+      if packet.pointer.pointee.stream_index == index {
+        let key = packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0
+        if count == 0 { firstKey = key }
+        if key { keyframes += 1 }
+        count += 1
+      }
+      av_packet_unref(packet.pointer)
+    }
+
+    let tag = p.pointee.codec_tag
+    let tagText = tag == 0 ? "" : String(decoding: (0..<4).map { UInt8((tag >> ($0 * 8)) & 0xff) }, as: UTF8.self)
+    let formatName = name(fc.pointee.iformat.pointee.name)
+    let isMP4 = formatName.contains("mp4") || formatName.contains("mov")
+    let boxes = isMP4 ? MP4Boxes.inspect(path: path) : (moovFirst: nil, editListCount: nil)
+    let alpha = av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) == "1" } ?? false
+    let timeBase = AVRational(num: 1, den: AV_TIME_BASE)
+    return StreamInfo(
+      formatName: formatName,
+      codecName: name(avcodec_get_name(p.pointee.codec_id)),
+      profileName: avcodec_profile_name(p.pointee.codec_id, p.pointee.profile).map { String(cString: $0) },
+      level: p.pointee.level < 0 ? nil : Int(p.pointee.level),
+      pixelFormatName: name(av_get_pix_fmt_name(AVPixelFormat(rawValue: p.pointee.format))),
+      width: Int(p.pointee.width), height: Int(p.pointee.height),
+      frameRate: Rational(Int(stream.pointee.avg_frame_rate.num), Int(stream.pointee.avg_frame_rate.den)),
+      realFrameRate: Rational(Int(stream.pointee.r_frame_rate.num), Int(stream.pointee.r_frame_rate.den)),
+      frameCount: count, keyframeCount: keyframes, firstPacketIsKeyframe: firstKey,
+      formatDuration: seconds(fc.pointee.duration, timeBase),
+      streamDuration: seconds(stream.pointee.duration, stream.pointee.time_base),
+      formatStartTime: seconds(fc.pointee.start_time, timeBase),
+      streamStartTime: seconds(stream.pointee.start_time, stream.pointee.time_base),
+      colorPrimaries: name(av_color_primaries_name(p.pointee.color_primaries)),
+      colorTransfer: name(av_color_transfer_name(p.pointee.color_trc)),
+      colorMatrix: name(av_color_space_name(p.pointee.color_space)),
+      colorRange: name(av_color_range_name(p.pointee.color_range)),
+      codecTag: tagText, moovBeforeMdat: boxes.moovFirst, editListCount: boxes.editListCount,
+      alphaMode: alpha, hasAudio: hasAudio, streamCount: streamCount)
+  }
+}

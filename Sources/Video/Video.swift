@@ -1,1 +1,0 @@
-// The Video module; see DESIGN.md.

@@ -1,0 +1,44 @@
+import CLibAV
+
+/// Why a video could not be written or read.
+///
+/// `invalidSettings` is bad input the user can fix (the command line maps it to exit status 2);
+/// `libav` and `io` are encoding or file failures (exit status 1).
+public enum VideoError: Error, CustomStringConvertible, Equatable {
+  /// A setting the codec or container cannot hold; the message names the setting and what works.
+  case invalidSettings(String)
+  /// A libav call failed: the function, its error code, libav's own words and the file concerned.
+  case libav(function: String, code: Int32, message: String, path: String)
+  /// A file or folder could not be created, written, renamed or read.
+  case io(String)
+
+  public var description: String {
+    switch self {
+    case .invalidSettings(let message): message
+    case .libav(let function, let code, let message, let path):
+      "\(path): \(function) failed: \(message) (\(code))"
+    case .io(let message): message
+    }
+  }
+}
+
+/// libav's own words for an error code.
+func libavMessage(_ code: Int32) -> String {
+  withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { text in
+    guard let base = text.baseAddress else { return "error \(code)" }
+    if av_strerror(code, base, text.count) < 0 { return "error \(code)" }
+    return String(cString: base)
+  }
+}
+
+/// Throws a `VideoError.libav` when `code` is negative; returns it otherwise.
+@discardableResult
+func check(_ code: Int32, _ function: String, path: String) throws -> Int32 {
+  if code < 0 {
+    throw VideoError.libav(function: function, code: code, message: libavMessage(code), path: path)
+  }
+  return code
+}
+
+let errorAgain = clibav_error(EAGAIN)
+let errorEOF = clibav_eof

@@ -1,0 +1,157 @@
+import Foundation
+import Raster
+import Testing
+import Timing
+@testable import Effects
+
+/// A loop plan that runs every motion a whole number of cycles in `length` seconds.
+private struct WholeCycles: MotionPlan {
+  let length: Double
+  func plannedRate(for motion: Motion) -> Double {
+    (motion.rate * length / motion.period).rounded() * motion.period / length
+  }
+  func crossfadeWindow(for layer: String) -> Double? { nil }
+}
+
+/// Renders the weather effect at `time` into a `width x height` point frame at `scale`.
+private func render(
+  _ values: [String: String], at time: Double, width: Double = 90, height: Double = 160, scale: Float = 1,
+  environment: RenderEnvironment = RenderEnvironment(), plan: (any MotionPlan)? = nil
+) -> Image {
+  var given: [String: ParameterValue] = [:]
+  for (name, text) in values { given[name] = try! Weather.info.parameter(named: name)!.parse(text) }
+  let effect = Weather(values: ParameterValues(specs: Weather.info.parameters, given: given), environment: environment)
+  let image = Image(width: Int(width * Double(scale)), height: Int(height * Double(scale)))
+  var context = Surface(image: image, scale: scale).context()
+  effect.draw(in: &context, clock: Clock(time: time, plan: plan))
+  return image
+}
+
+/// The gradient's color at the center of pixel row `row` of a frame `rows` pixels tall.
+private func skyColor(_ kind: Weather.Kind, row: Int, rows: Int) -> Pixel {
+  let (top, bottom) = kind.skyColors
+  let t = (Float(row) + 0.5) / Float(rows)
+  return top.premultiplied + (bottom.premultiplied - top.premultiplied) * t
+}
+
+/// The smallest difference, over the pixels of `row`, between a pixel and the bare sky there.
+private func skyError(_ image: Image, _ kind: Weather.Kind, row: Int) -> Float {
+  let expected = skyColor(kind, row: row, rows: image.height)
+  return (0..<image.width).map { x in
+    let d = image[x, row] - expected
+    return max(abs(d.x), abs(d.y), abs(d.z), abs(d.w))
+  }.min()!
+}
+
+private func meanBrightness(_ image: Image) -> Float {
+  var sum: Float = 0
+  for i in 0..<image.count { sum += image.pixels[i].x + image.pixels[i].y + image.pixels[i].z }
+  return sum / Float(3 * image.count)
+}
+
+@Suite struct WeatherRenderTests {
+  @Test(arguments: Weather.Kind.allCases)
+  func framesAreOpaqueNumbers(kind: Weather.Kind) {
+    for time in [0.0, 0.49, 3.3] {
+      let image = render(["weather": kind.rawValue], at: time)
+      for i in 0..<image.count {
+        let p = image.pixels[i]
+        guard p.x.isFinite, p.y.isFinite, p.z.isFinite, abs(p.w - 1) < 1e-4 else {
+          Issue.record("\(kind) at \(time): pixel \(i) is \(p)")
+          return
+        }
+      }
+    }
+  }
+
+  /// Where the weather leaves the sky bare, it shows the seed's colors. Each frame is chosen so
+  /// that the row checked is out of the effects' reach: a wide, low frame for the sun, a tall one
+  /// for clouds (they stay in the upper part) and fog (it stays below the top).
+  @Test(arguments: [
+    (Weather.Kind.clearDay, 400.0, 160.0, Float(0.25), true, true),
+    (.clearNight, 90, 160, 1, true, true),
+    (.cloudy, 90, 1600, 0.1, false, true),
+    (.rain, 90, 1600, 0.1, false, true),
+    (.thunderstorm, 90, 1600, 0.1, false, true),
+    (.snow, 90, 160, 1, true, true),
+    (.fog, 90, 1600, 0.1, true, false),
+  ])
+  func theSkyHasTheSeedsColors(kind: Weather.Kind, width: Double, height: Double, scale: Float,
+                               top: Bool, bottom: Bool) {
+    let image = render(["weather": kind.rawValue], at: 3.3, width: width, height: height, scale: scale)
+    if top { #expect(skyError(image, kind, row: 0) <= 2.0 / 255, "\(kind) top") }
+    if bottom { #expect(skyError(image, kind, row: image.height - 1) <= 2.0 / 255, "\(kind) bottom") }
+  }
+
+  /// The brightest pixel of a clear day: near the sun, in the top trailing corner.
+  private func brightest(rightToLeft: Bool) -> (x: Double, y: Double) {
+    let image = render(["weather": "clearDay"], at: 3.3, width: 400, height: 300, scale: 0.25,
+                       environment: RenderEnvironment(rightToLeft: rightToLeft))
+    var best = (x: 0, y: 0, v: -Float.infinity)
+    for y in 0..<image.height {
+      for x in 0..<image.width {
+        let p = image[x, y]
+        if p.x + p.y + p.z > best.v { best = (x, y, p.x + p.y + p.z) }
+      }
+    }
+    return (Double(best.x) / Double(image.width), Double(best.y) / Double(image.height))
+  }
+
+  @Test func theSunGlowsInTheTopTrailingCorner() {
+    let ltr = brightest(rightToLeft: false)
+    #expect(ltr.x > 0.7 && ltr.y < 0.4, "\(ltr)")
+    let rtl = brightest(rightToLeft: true)
+    #expect(rtl.x < 0.3 && rtl.y < 0.4, "\(rtl)")
+  }
+
+  @Test func lightningBrightensTheStormOnlyWithoutReduceMotion() {
+    let flash = meanBrightness(render(["weather": "thunderstorm"], at: 0.49))
+    let dark = meanBrightness(render(["weather": "thunderstorm"], at: 3.3))
+    let still = meanBrightness(render(["weather": "thunderstorm"], at: 0.49,
+                                      environment: RenderEnvironment(reduceMotion: true)))
+    #expect(flash > dark + 0.2)
+    #expect(flash > still + 0.2)
+  }
+
+  @Test func aFadesMidpointSkyLiesBetweenItsEnds() {
+    // Night and snow are both sparse: the median of the top row is the sky.
+    func topSky(at time: Double) -> Pixel {
+      let image = render(["sequence": "clearNight:2,snow:2"], at: time)
+      let row = (0..<image.width).map { image[$0, 0] }
+      return row.sorted { $0.x + $0.y + $0.z < $1.x + $1.y + $1.z }[row.count / 2]
+    }
+    let (start, mid, end) = (topSky(at: 1), topSky(at: 2.5), topSky(at: 3.5))
+    for c in 0..<3 {
+      #expect(min(start[c], end[c]) + 0.01 < mid[c] && mid[c] < max(start[c], end[c]) - 0.01, "channel \(c)")
+    }
+    // Halfway in time is halfway along easeInOut, and the carrier mix decides the color.
+    let a = WeatherMath.carrier(Weather.Kind.clearNight.skyColors.top)
+    let b = WeatherMath.carrier(Weather.Kind.snow.skyColors.top)
+    let expected = WeatherMath.color(fromCarrier: a + (b - a) * 0.5).premultiplied
+    let gradient = skyColor(.snow, row: 0, rows: 160) - Weather.Kind.snow.skyColors.top.premultiplied
+    #expect(abs(mid.x - expected.x) < 3.0 / 255 + abs(gradient.x))
+    #expect(abs(mid.z - expected.z) < 3.0 / 255 + abs(gradient.z))
+  }
+
+  @Test(arguments: Weather.Kind.allCases)
+  func aLoopPlanMakesTheLastFrameTheFirst(kind: Weather.Kind) {
+    let plan = WholeCycles(length: 12)
+    for start in kind == .thunderstorm ? [0.0, 0.49, 0.8] : [0.0] {
+      let first = render(["weather": kind.rawValue], at: start, plan: plan)
+      let again = render(["weather": kind.rawValue], at: start + plan.length, plan: plan)
+      #expect(largestDifference(first, again) < 1e-3, "\(kind) at \(start)")
+    }
+    // Without the plan the seed's rates do not come round in 12 s: the test can tell.
+    let unplanned = render(["weather": kind.rawValue], at: 12)
+    #expect(largestDifference(render(["weather": kind.rawValue], at: 0), unplanned) > 1e-2)
+  }
+
+  private func largestDifference(_ a: Image, _ b: Image) -> Float {
+    var worst: Float = 0
+    for i in 0..<a.count {
+      let d = a.pixels[i] - b.pixels[i]
+      worst = max(worst, abs(d.x), abs(d.y), abs(d.z), abs(d.w))
+    }
+    return worst
+  }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import Raster
+
+/// Draws `path` in white on a transparent `width x height` image at scale 1 and returns each
+/// pixel's alpha, row by row.
+func alphas(_ path: Path, width: Int, height: Int, rule: FillRule = .nonZero) -> [[Float]] {
+  let image = Image(width: width, height: height)
+  let surface = Surface(image: image, scale: 1)
+  surface.context().fill(path, with: .color(.white), rule: rule)
+  return (0..<height).map { y in (0..<width).map { x in image[x, y].w } }
+}
+
+@Suite struct CoverageTests {
+  @Test func anEdgeOnAHalfPixelCoversHalfThePixel() {
+    let a = alphas(Path(rect: Rect(x: 1.5, y: 0, width: 2, height: 1)), width: 5, height: 1)
+    #expect(a[0] == [0, 0.5, 1, 0.5, 0])
+  }
+
+  @Test func aRectangleCoversItsExactArea() {
+    let a = alphas(Path(rect: Rect(x: 0.25, y: 0.5, width: 2.5, height: 1.25)), width: 4, height: 3)
+    #expect(abs(a.joined().reduce(0, +) - 2.5 * 1.25) < 1e-5)
+    #expect(abs(a[0][0] - 0.75 * 0.5) < 1e-6)  // a corner pixel: the overlap of both edges
+    #expect(abs(a[1][1] - 0.75) < 1e-6)
+  }
+
+  @Test(arguments: [3.0, 7.3, 20.0])
+  func aCircleCoversPiRSquared(radius: Double) {
+    let size = Int(2 * radius) + 4
+    let c = Point(Float(size) / 2 + 0.37, Float(size) / 2 - 0.21)
+    let a = alphas(Path(ellipseIn: Rect(center: c, radius: Float(radius))), width: size, height: size)
+    let area = Double(a.joined().reduce(0, +))
+    // Chords sit inside the curve by at most the flattening tolerance (0.1 px), and by 2/3 of it
+    // on average: the area is short by at most perimeter x tolerance.
+    let exact = Double.pi * radius * radius
+    #expect(area <= exact + 0.01)
+    #expect(exact - area < 2 * .pi * radius * 0.1)
+  }
+
+  @Test func aTriangleSlopeCoversTheAreaUnderIt() {
+    var p = Path()
+    p.move(to: Point(0, 0))
+    p.addLine(to: Point(4, 4))
+    p.addLine(to: Point(0, 4))
+    p.closeSubpath()
+    let a = alphas(p, width: 4, height: 4)
+    #expect(a[0] == [0.5, 0, 0, 0])
+    #expect(a[3] == [1, 1, 1, 0.5])
+    #expect(abs(a.joined().reduce(0, +) - 8) < 1e-5)
+  }
+
+  @Test func evenOddLeavesTheOverlapEmptyAndNonZeroFillsIt() {
+    var p = Path()
+    p.addRect(Rect(x: 0, y: 0, width: 4, height: 4))
+    p.addRect(Rect(x: 2, y: 0, width: 4, height: 4))
+    #expect(alphas(p, width: 6, height: 1, rule: .evenOdd)[0] == [1, 1, 0, 0, 1, 1])
+    #expect(alphas(p, width: 6, height: 1, rule: .nonZero)[0] == [1, 1, 1, 1, 1, 1])
+  }
+
+  @Test func oppositeWindingsCancelUnderNonZero() {
+    var p = Path()
+    p.addRect(Rect(x: 0, y: 0, width: 4, height: 1))
+    // The same rectangle the other way round: winding 0 inside.
+    p.move(to: Point(0, 0))
+    p.addLine(to: Point(0, 1))
+    p.addLine(to: Point(2, 1))
+    p.addLine(to: Point(2, 0))
+    p.closeSubpath()
+    #expect(alphas(p, width: 4, height: 1)[0] == [0, 0, 1, 1])
+  }
+
+  @Test func shapesPastTheEdgesAreClippedNotShifted() {
+    let a = alphas(Path(rect: Rect(x: -10, y: -3, width: 12.5, height: 4)), width: 4, height: 2)
+    #expect(a[0] == [1, 1, 0.5, 0])
+    #expect(a[1] == [0, 0, 0, 0])
+    let wide = alphas(Path(rect: Rect(x: 1, y: 0, width: 100, height: 1)), width: 4, height: 1)
+    #expect(wide[0] == [0, 1, 1, 1])
+  }
+
+  @Test func nonFiniteGeometryDrawsNothing() {
+    let a = alphas(Path(rect: Rect(x: .nan, y: 0, width: 2, height: 2)), width: 3, height: 3)
+    #expect(a.joined().allSatisfy { $0 == 0 })
+  }
+
+  @Test func aStrokeOfWidthTwoCoversTwoRows() {
+    var p = Path()
+    p.move(to: Point(1, 3))
+    p.addLine(to: Point(7, 3))
+    let image = Image(width: 8, height: 6)
+    Surface(image: image, scale: 1).context().stroke(p, with: .color(.white), lineWidth: 2)
+    #expect((0..<6).map { image[4, $0].w } == [0, 0, 1, 1, 0, 0])
+    // Butt caps: nothing beyond the ends.
+    #expect(image[0, 3].w == 0 && image[7, 3].w == 0 && image[1, 3].w == 1)
+  }
+
+  @Test func aMiterJoinFillsTheCornerAndABevelCutsIt() {
+    var p = Path()
+    p.move(to: Point(2, 10))
+    p.addLine(to: Point(10, 10))
+    p.addLine(to: Point(10, 2))
+    let image = Image(width: 14, height: 14)
+    Surface(image: image, scale: 1).context().stroke(p, with: .color(.white), lineWidth: 4)
+    #expect(image[11, 11].w == 1)  // the square miter corner is filled
+    // A needle-sharp turn exceeds the limit of 10 and gets a bevel: no spike far past the point.
+    var sharp = Path()
+    sharp.move(to: Point(2, 10))
+    sharp.addLine(to: Point(30, 10.5))
+    sharp.addLine(to: Point(2, 11))
+    let wide = Image(width: 60, height: 20)
+    Surface(image: wide, scale: 1).context().stroke(sharp, with: .color(.white), lineWidth: 2)
+    #expect((40..<60).allSatisfy { x in (0..<20).allSatisfy { wide[x, $0].w == 0 } })
+  }
+
+  @Test func theDisplayScaleMultipliesLengths() {
+    let image = Image(width: 6, height: 6)
+    Surface(image: image, scale: 3).context().fill(Path(rect: Rect(x: 0, y: 0, width: 1, height: 1)), with: .color(.white))
+    #expect(image[2, 2].w == 1 && image[3, 3].w == 0)
+  }
+
+  @Test func aClipMasksLaterOperations() {
+    let image = Image(width: 4, height: 1)
+    var ctx = Surface(image: image, scale: 1).context()
+    ctx.clip(to: Path(rect: Rect(x: 1, y: 0, width: 1.5, height: 1)))
+    ctx.fill(Path(rect: Rect(x: 0, y: 0, width: 4, height: 1)), with: .color(.white))
+    #expect((0..<4).map { image[$0, 0].w } == [0, 1, 0.5, 0])
+  }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import Raster
+
+@Suite struct PaintTests {
+  let gradient = Gradient(stops: [
+    .init(color: Color(red: 1, green: 0, blue: 0), location: 0),
+    .init(color: Color(red: 0, green: 0, blue: 1), location: 0.5),
+    .init(color: Color(red: 0, green: 0, blue: 1, alpha: 0), location: 1),
+  ])
+
+  @Test func gradientValuesAtAndBetweenStops() {
+    #expect(gradient.color(at: 0) == Pixel(1, 0, 0, 1))
+    #expect(gradient.color(at: -3) == Pixel(1, 0, 0, 1))  // padded
+    #expect(gradient.color(at: 0.25) == Pixel(0.5, 0, 0.5, 1))
+    #expect(gradient.color(at: 0.5) == Pixel(0, 0, 1, 1))
+    #expect(gradient.color(at: 0.75) == Pixel(0, 0, 0.5, 0.5))  // premultiplied: no dark fringe
+    #expect(gradient.color(at: 2) == .zero)
+  }
+
+  @Test func straightInterpolationKeepsTheColorOfAFadeToClear() {
+    let white = Gradient(colors: [.white, .clear], alphaInterpolation: .straight)
+    // Straight RGBA halfway from white to transparent black is grey (0.5) at alpha 0.5.
+    #expect(white.color(at: 0.5) == Pixel(0.25, 0.25, 0.25, 0.5))
+    let pre = Gradient(colors: [.white, .clear])
+    #expect(pre.color(at: 0.5) == Pixel(0.5, 0.5, 0.5, 0.5))
+  }
+
+  @Test func evenlySpacedColorsSitAtIOverNMinusOne() {
+    let g = Gradient(colors: [.white, .black, .white])
+    #expect(g.stops.map(\.location) == [0, 0.5, 1])
+  }
+
+  @Test func aLinearGradientFillRunsFromStartToEnd() {
+    let image = Image(width: 10, height: 1)
+    let shading = Shading.linearGradient(Gradient(colors: [.black, .white]), start: Point(0, 0), end: Point(10, 0))
+    Surface(image: image, scale: 1).context().fill(Path(rect: Rect(x: 0, y: 0, width: 10, height: 1)), with: shading)
+    for x in 0..<10 {
+      // Sampled at pixel centers: t = (x + 0.5) / 10.
+      #expect(abs(image[x, 0].x - (Float(x) + 0.5) / 10) < 1e-3)
+    }
+  }
+
+  @Test func aRadialGradientDependsOnDistanceOnly() {
+    let image = Image(width: 21, height: 21)
+    let shading = Shading.radialGradient(
+      Gradient(colors: [.white, .black]), center: Point(10.5, 10.5), startRadius: 0, endRadius: 10)
+    Surface(image: image, scale: 1).context().fill(Path(rect: Rect(x: 0, y: 0, width: 21, height: 21)), with: shading)
+    #expect(abs(image[10, 10].x - 1) < 1e-3)
+    #expect(abs(image[15, 10].x - 0.5) < 2e-3)
+    #expect(abs(image[10, 15].x - image[15, 10].x) < 1e-4)
+    #expect(image[0, 0].x == 0)
+  }
+
+  @Test func screenFollowsItsFormula() {
+    let s = Pixel(0.2, 0.5, 0.8, 1), d = Pixel(0.4, 0.5, 0.1, 1)
+    #expect(ScreenKernel.blend(s, d) == s + d - s * d)
+    let image = Image(width: 1, height: 1)
+    image.fill(Pixel(0.4, 0.5, 0.1, 1))
+    var ctx = Surface(image: image, scale: 1).context()
+    ctx.blendMode = .screen
+    ctx.fill(Path(rect: Rect(x: 0, y: 0, width: 1, height: 1)), with: .color(Color(red: 0.2, green: 0.5, blue: 0.8, alpha: 0.5)))
+    // On an opaque canvas: out = dst + a C (1 - dst) (SEMANTICS.md 2.2).
+    let expected = Pixel(0.4 + 0.5 * 0.2 * 0.6, 0.5 + 0.5 * 0.5 * 0.5, 0.1 + 0.5 * 0.8 * 0.9, 1)
+    #expect(maxDifference(image[0, 0], expected) < 1e-6)
+  }
+
+  @Test func sourceOverWithOpacityMultipliesAlpha() {
+    let image = Image(width: 1, height: 1)
+    image.fill(Pixel(0, 0, 1, 1))
+    var ctx = Surface(image: image, scale: 1).context()
+    ctx.opacity = 0.5
+    ctx.fill(Path(rect: Rect(x: 0, y: 0, width: 1, height: 1)), with: .color(Color.white.opacity(0.5)))
+    #expect(maxDifference(image[0, 0], Pixel(0.25, 0.25, 1, 1)) < 1e-6)  // 0.25 white over blue
+  }
+
+  @Test func hueRotationMatchesTheSVGTestVector() {
+    let m = ColorMatrix.hueRotation(radians: 40 * .pi / 180)
+    let expected: [SIMD3<Float>] = [[0.67896, -0.29231, 0.61335], [0.14175, 1.02331, -0.16506], [-0.45604, 0.62687, 0.82917]]
+    for (row, e) in zip([m.r, m.g, m.b], expected) {
+      #expect(maxDifference(SIMD3(row.x, row.y, row.z), e) < 1e-4)
+    }
+  }
+
+  @Test func saturationZeroIsGreyAndOneIsIdentity() {
+    let p = Pixel(0.9, 0.2, 0.1, 1)
+    let grey = ColorMatrix.saturation(0).apply(p)
+    #expect(abs(grey.x - grey.y) < 1e-6 && abs(grey.y - grey.z) < 1e-6)
+    #expect(maxDifference(ColorMatrix.saturation(1).apply(p), p) < 1e-6)
+    // Premultiplied in and out: half-transparent red keeps its alpha.
+    #expect(ColorMatrix.brightness(0.1).apply(Pixel(0.25, 0, 0, 0.5)) == Pixel(0.3, 0.05, 0.05, 0.5))
+  }
+}
+
+/// The largest difference between two vectors' lanes.
+func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: FloatingPoint {
+  var worst: V.Scalar = 0
+  for i in a.indices { worst = max(worst, Swift.abs(a[i] - b[i])) }
+  return worst
+}
