@@ -164,38 +164,22 @@ public struct VoiceOrbAnimation: Sendable {
   }
 }
 
-/// The two animation curves of the seed.
-/// TODO(timing): switch to Timing's `Spring(duration: 0.35)` and `UnitCurve.easeInOut` once the
-/// `timing` branch is merged; these are the same formulas (SEMANTICS.md 8.1).
+/// The two animation curves of the seed, from Timing (SEMANTICS.md 8.1).
 enum VoiceOrbCurves {
-  /// How far a critically damped spring of 0.35 s has gone from rest toward a new target after
-  /// `time` seconds: 1 − (1 + ωt) e^(−ωt), ω = 2π / 0.35.
+  /// `.spring(duration: 0.35)`: critically damped.
+  static let spring = Spring(duration: 0.35)
+
+  /// How far the spring has gone from rest toward a new target after `time` seconds:
+  /// 1 − (1 + ωt) e^(−ωt), ω = 2π / 0.35; 0 before the change.
   static func springStep(_ time: Double) -> Double {
     guard time > 0 else { return 0 }
-    let omega = 2 * Double.pi / 0.35
-    return 1 - (1 + omega * time) * exp(-omega * time)
+    return 1 - spring.displacement(after: time, from: 1)
   }
 
-  /// The easeInOut timing curve, the cubic Bézier (0.42, 0) (0.58, 1), at progress `x` of its
-  /// duration: 0 before, 1 after.
+  /// The easeInOut timing curve at progress `x` of its duration: 0 before, 1 after.
   static func easeInOut(_ x: Double) -> Double {
     guard x > 0 else { return 0 }
     guard x < 1 else { return 1 }
-    func bezier(_ s: Double, _ p1: Double, _ p2: Double) -> Double {
-      let r = 1 - s
-      return 3 * r * r * s * p1 + 3 * r * s * s * p2 + s * s * s
-    }
-    // Solve x(s) = x: Newton from s = x, bisection when it wanders.
-    var s = x, lo = 0.0, hi = 1.0
-    for _ in 0..<12 {
-      let error = bezier(s, 0.42, 0.58) - x
-      if abs(error) < 1e-12 { break }
-      if error > 0 { hi = s } else { lo = s }
-      let r = 1 - s
-      let slope = 3 * r * r * 0.42 + 6 * r * s * (0.58 - 0.42) + 3 * s * s * (1 - 0.58)
-      let next = s - error / slope
-      s = slope > 1e-9 && next > lo && next < hi ? next : (lo + hi) / 2
-    }
-    return bezier(s, 0, 1)
+    return UnitCurve.easeInOut.value(at: x)
   }
 }
