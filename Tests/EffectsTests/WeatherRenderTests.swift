@@ -125,9 +125,9 @@ private func meanBrightness(_ image: Image) -> Float {
       #expect(min(start[c], end[c]) + 0.01 < mid[c] && mid[c] < max(start[c], end[c]) - 0.01, "channel \(c)")
     }
     // Halfway in time is halfway along easeInOut, and the carrier mix decides the color.
-    let a = WeatherMath.carrier(Weather.Kind.clearNight.skyColors.top)
-    let b = WeatherMath.carrier(Weather.Kind.snow.skyColors.top)
-    let expected = WeatherMath.color(fromCarrier: a + (b - a) * 0.5).premultiplied
+    let a = WeatherTimeline.vector(Weather.Kind.clearNight.skyColors.top)
+    let b = WeatherTimeline.vector(Weather.Kind.snow.skyColors.top)
+    let expected = WeatherTimeline.color(ColorInterpolation.mix(a, b, 0.5)).premultiplied
     let gradient = skyColor(.snow, row: 0, rows: 160) - Weather.Kind.snow.skyColors.top.premultiplied
     #expect(abs(mid.x - expected.x) < 3.0 / 255 + abs(gradient.x))
     #expect(abs(mid.z - expected.z) < 3.0 / 255 + abs(gradient.z))

@@ -47,8 +47,8 @@ public struct Weather: Effect {
     let sky = timeline.sky(at: clock.time)
     WeatherSky.draw(in: context, top: sky.top, bottom: sky.bottom)
     // Every weather reads the same time, so the one leaving goes on moving while it fades.
-    for (weather, opacity) in timeline.weathers(at: clock.time) where opacity > 0 {
-      drawEffects(of: weather, opacity: opacity, in: context, clock: clock)
+    for (weather, opacity, time) in timeline.weathers(at: clock.time) where opacity > 0 {
+      drawEffects(of: weather, opacity: opacity, in: context, clock: clock.at(time))
     }
   }
 
