@@ -15,7 +15,7 @@ private struct WholeCycles: MotionPlan {
 
 /// Renders the weather effect at `time` into a `width x height` point frame at `scale`.
 private func render(
-  _ values: [String: String], at time: Double, width: Double = 90, height: Double = 160, scale: Float = 1,
+  _ values: [String: String], at time: Double, width: Double = 90, height: Double = 160, scale: Float = 0.5,
   environment: RenderEnvironment = RenderEnvironment(), plan: (any MotionPlan)? = nil
 ) -> Image {
   var given: [String: ParameterValue] = [:]
@@ -69,11 +69,11 @@ private func meanBrightness(_ image: Image) -> Float {
   /// for clouds (they stay in the upper part) and fog (it stays below the top).
   @Test(arguments: [
     (Weather.Kind.clearDay, 400.0, 160.0, Float(0.25), true, true),
-    (.clearNight, 90, 160, 1, true, true),
+    (.clearNight, 90, 160, 0.5, true, true),
     (.cloudy, 90, 1600, 0.1, false, true),
     (.rain, 90, 1600, 0.1, false, true),
     (.thunderstorm, 90, 1600, 0.1, false, true),
-    (.snow, 90, 160, 1, true, true),
+    (.snow, 90, 160, 0.5, true, true),
     (.fog, 90, 1600, 0.1, true, false),
   ])
   func theSkyHasTheSeedsColors(kind: Weather.Kind, width: Double, height: Double, scale: Float,
@@ -128,7 +128,7 @@ private func meanBrightness(_ image: Image) -> Float {
     let a = WeatherTimeline.vector(Weather.Kind.clearNight.skyColors.top)
     let b = WeatherTimeline.vector(Weather.Kind.snow.skyColors.top)
     let expected = WeatherTimeline.color(ColorInterpolation.mix(a, b, 0.5)).premultiplied
-    let gradient = skyColor(.snow, row: 0, rows: 160) - Weather.Kind.snow.skyColors.top.premultiplied
+    let gradient = skyColor(.snow, row: 0, rows: 80) - Weather.Kind.snow.skyColors.top.premultiplied
     #expect(abs(mid.x - expected.x) < 3.0 / 255 + abs(gradient.x))
     #expect(abs(mid.z - expected.z) < 3.0 / 255 + abs(gradient.z))
   }
