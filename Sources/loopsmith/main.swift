@@ -1,1 +1,4 @@
+import Foundation
 import Loopsmith
+
+exit(CLI.run(Array(CommandLine.arguments.dropFirst())))

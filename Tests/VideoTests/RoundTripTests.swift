@@ -16,6 +16,7 @@ struct RoundTripCase: CustomStringConvertible, Sendable {
   static let cases: [RoundTripCase] = [
     .init(file: "a.mp4"), .init(file: "a.mp4", codec: .hevc), .init(file: "a.mp4", codec: .hevc, bitDepth: 10),
     .init(file: "a.webm"), .init(file: "a.webm", bitDepth: 10), .init(file: "a.y4m"),
+    .init(file: "a.mp4", codec: .av1), .init(file: "a.mov", codec: .prores, bitDepth: 10),
   ]
 
   /// N frames, N/fps long, key frame first, BT.709 tags, a flat colour back within 2 codes.
@@ -42,7 +43,7 @@ struct RoundTripCase: CustomStringConvertible, Sendable {
     if c.file != "a.y4m" {
       #expect([info.colorPrimaries, info.colorTransfer, info.colorMatrix, info.colorRange] == ["bt709", "bt709", "bt709", "tv"])
     }
-    if c.bitDepth == 10 { #expect(info.pixelFormatName == "yuv420p10le") }
+    if c.bitDepth == 10 { #expect(info.pixelFormatName == (c.codec == .prores ? "yuv444p12le" : "yuv420p10le")) }
     for frame in [frames.first, frames.last].compactMap({ $0 }) {
       let m = mean(frame)
       for channel in 0..<3 {

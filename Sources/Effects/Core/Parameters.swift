@@ -42,7 +42,7 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
     }
   }
 
-  static func format(_ v: Double) -> String {
+  public static func format(_ v: Double) -> String {
     v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
   }
 }

@@ -252,7 +252,7 @@ public struct GraphicsContext {
 
   /// Applies this context's filters to `layer` (if asked), then blends it onto the target with
   /// this context's opacity, blend mode and clip.
-  private func composite(_ layer: Layer, applyingFilters: Bool) {
+  func composite(_ layer: Layer, applyingFilters: Bool) {
     if applyingFilters && !filters.isEmpty && !layer.dirty.isEmpty {
       for filter in filters {
         switch filter {

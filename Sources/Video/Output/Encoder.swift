@@ -12,6 +12,8 @@ final class Encoder {
   private let stream: UnsafeMutablePointer<AVStream>
   private let frame: Frame
   private let packet: Packet
+  private let audio: AudioEncoder?
+  private var palette: GIFPalette?
   private(set) var framesSent = 0
   private(set) var packetsWritten = 0
 
@@ -19,7 +21,8 @@ final class Encoder {
     self.settings = settings
     self.filePath = filePath
     path = settings.path
-    pixelFormat = layout.libavFormat
+    // GIF frames arrive as RGBA and become palette indices here (GIFPalette).
+    pixelFormat = settings.codec == .gif ? AV_PIX_FMT_PAL8 : layout.libavFormat
     let path = settings.path
 
     output = try OutputContext(muxer: Self.muxerName(settings), path: filePath)
@@ -70,6 +73,13 @@ final class Encoder {
     if settings.codec == .hevc {
       // ENCODING M5: FFmpeg 5.1 tags HEVC 'hev1', which QuickTime and iOS refuse.
       stream.pointee.codecpar.pointee.codec_tag = clibav_tag(0x68, 0x76, 0x63, 0x31)  // hvc1
+    }
+
+    // Opt-in sound; ENCODING L7 prefers video-only loops (ExoPlayer loops mismatched lengths badly).
+    if let track = settings.audio {
+      audio = try AudioEncoder(track: track, settings: settings, output: output, path: path)
+    } else {
+      audio = nil
     }
 
     output.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT  // ENCODING D3
@@ -199,6 +209,26 @@ final class Encoder {
   func encode(_ converted: ConvertedFrame) throws {
     let f = frame.pointer
     try check(av_frame_make_writable(f), "av_frame_make_writable", path: path)
+    if settings.codec == .gif {
+      try fillPaletteFrame(f, from: converted)
+    } else {
+      try copyPlanes(f, from: converted)
+    }
+    f.pointee.pts = Int64(framesSent)
+    if converted.layout.isYUV {  // ENCODING C1 on every frame too
+      f.pointee.color_primaries = AVCOL_PRI_BT709
+      f.pointee.color_trc = AVCOL_TRC_BT709
+      f.pointee.colorspace = AVCOL_SPC_BT709
+      f.pointee.color_range = AVCOL_RANGE_MPEG
+    }
+    try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame", path: path)
+    framesSent += 1
+    try drain()
+    try encodeAudio(final: false)
+  }
+
+  /// The converted planes, row by row, into the frame's buffers.
+  private func copyPlanes(_ f: UnsafeMutablePointer<AVFrame>, from converted: ConvertedFrame) throws {
     try withUnsafeBytes(of: &f.pointee.data) { data in
       try withUnsafeBytes(of: &f.pointee.linesize) { linesizes in
         let pointers = data.bindMemory(to: UnsafeMutablePointer<UInt8>?.self)
@@ -216,16 +246,33 @@ final class Encoder {
         }
       }
     }
-    f.pointee.pts = Int64(framesSent)
-    if converted.layout.isYUV {  // ENCODING C1 on every frame too
-      f.pointee.color_primaries = AVCOL_PRI_BT709
-      f.pointee.color_trc = AVCOL_TRC_BT709
-      f.pointee.colorspace = AVCOL_SPC_BT709
-      f.pointee.color_range = AVCOL_RANGE_MPEG
+  }
+
+  /// Palette indices and the palette, for the GIF encoder.
+  private func fillPaletteFrame(_ f: UnsafeMutablePointer<AVFrame>, from converted: ConvertedFrame) throws {
+    let plane = converted.planes[0]
+    let rgba = UnsafePointer(plane.pointer.assumingMemoryBound(to: UInt8.self))
+    guard let indices = f.pointee.data.0, let paletteData = f.pointee.data.1 else {
+      throw VideoError.libav(function: "av_frame_get_buffer", code: clibav_error(EINVAL), message: "PAL8 frame without planes", path: path)
     }
-    try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame", path: path)
-    framesSent += 1
-    try drain()
+    let palette = self.palette ?? GIFPalette(
+      rgba: rgba, bytesPerRow: plane.bytesPerRow, width: converted.width, height: converted.height,
+      keepAlpha: settings.carriesAlpha)
+    self.palette = palette
+    palette.map(
+      rgba: rgba, bytesPerRow: plane.bytesPerRow, width: converted.width, height: converted.height,
+      into: indices, indexBytesPerRow: Int(f.pointee.linesize.0))
+    let entries = UnsafeMutableRawPointer(paletteData).assumingMemoryBound(to: UInt32.self)
+    for i in 0..<256 { entries[i] = palette.entries[i] }
+  }
+
+  /// Audio up to the end of the frames sent so far, so the muxer interleaves evenly.
+  private func encodeAudio(final: Bool) throws {
+    guard let audio else { return }
+    let until = framesSent * AudioEncoder.sampleRate / settings.fps
+    try audio.encode(upTo: until, final: final) { packet in
+      try check(av_interleaved_write_frame(output.pointer, packet), "av_interleaved_write_frame (audio)", path: path)
+    }
   }
 
   /// Writes every packet the encoder has ready.
@@ -248,11 +295,14 @@ final class Encoder {
   func finish() throws {
     try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL)", path: path)
     try drain()
-    if packetsWritten != framesSent {
+    // libwebp_anim hands back the whole animation as one packet at the end.
+    let expected = settings.codec == .webp ? 1 : framesSent
+    if packetsWritten != expected {
       throw VideoError.libav(
         function: "avcodec_receive_packet", code: clibav_error(EINVAL),
         message: "the encoder returned \(packetsWritten) packets for \(framesSent) frames", path: path)
     }
+    try encodeAudio(final: true)
     try check(av_write_trailer(output.pointer), "av_write_trailer", path: path)
     if let pb = output.pointer.pointee.pb, pb.pointee.error < 0 {
       try check(pb.pointee.error, "avio_write", path: path)

@@ -40,12 +40,6 @@ public final class VideoWriter {
     self.settings = settings
     converter = FrameConverter(settings)
     let layout = FrameConverter.layout(for: settings)
-    if settings.audio != nil {
-      throw VideoError.invalidSettings("audio tracks are not supported yet; leave audio unset")
-    }
-    if settings.format == .gif {
-      throw VideoError.invalidSettings("GIF output is not supported yet; expected .apng or .webp for an animated image")
-    }
     if settings.path == "-" {
       y4m = try Y4MWriter(settings: settings, descriptor: STDOUT_FILENO)
       return

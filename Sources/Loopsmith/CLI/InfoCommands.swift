@@ -1,0 +1,108 @@
+import Effects
+import Foundation
+import Timing
+import Video
+
+enum ListCommand {
+  static let options = [OptionSpec("json", "Print JSON on stdout.")]
+
+  static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
+    if args.contains("-h") || args.contains("--help") {
+      stdout.write(helpText(usage: "loopsmith list [--json]", overview: "Effects, their parameters and defaults, and presets.", arguments: [], options: options) + "\n")
+      return 0
+    }
+    let parsed = try ParsedArguments(args, specs: options)
+    guard parsed.positionals.isEmpty else { throw InputError("list takes no arguments; got '\(parsed.positionals[0])'") }
+    var effects: [[String: Any]] = []
+    var text = "EFFECTS\n"
+    for type in EffectRegistry.all {
+      let info = type.info
+      var request = RenderRequest()
+      request.effect = info.name
+      request.outputs = ["x.mp4"]
+      let job = try? request.job()
+      let loop = job.map { "\(ParameterValue.format($0.duration)) s loop at \($0.fps) fps, \($0.width)x\($0.height)" } ?? "no default loop"
+      text += "  \(info.name)  —  \(info.summary)\n    default: \(loop)\n"
+      var params: [[String: Any]] = []
+      for p in info.parameters {
+        text += "    \(p.name) = \(p.defaultValue)  (\(p.expected)) \(p.help)\n"
+        params.append(["name": p.name, "default": p.defaultValue.description, "expected": p.expected, "help": p.help])
+      }
+      effects.append(["name": info.name, "summary": info.summary, "parameters": params, "defaultDuration": job?.duration ?? 0, "defaultFPS": job?.fps ?? info.defaultFPS])
+    }
+    var presets: [[String: Any]] = []
+    if let files = try? FileManager.default.contentsOfDirectory(atPath: "presets") {
+      let names = files.filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted()
+      if !names.isEmpty { text += "\nPRESETS (presets/)\n" }
+      for file in names {
+        let path = "presets/" + file
+        if let preset = try? Preset.load(path: path) {
+          text += "  \(preset.name)  —  \(preset.description ?? preset.request.effect ?? "")\n"
+          presets.append(["name": preset.name, "effect": preset.request.effect ?? "", "description": preset.description ?? ""])
+        } else {
+          text += "  \(file)  —  invalid (run 'loopsmith render \(path)' for the error)\n"
+        }
+      }
+    }
+    if parsed.has("json") {
+      stdout.write(CLI.jsonString(["effects": effects, "presets": presets]) + "\n")
+    } else {
+      stdout.write(text)
+    }
+    return 0
+  }
+}
+
+enum PlanCommand {
+  static let options = RenderCommand.options.filter { !["output", "json", "quiet", "threads", "encoder-threads", "x264-preset", "out-dir", "codec", "crf", "bit-depth", "background"].contains($0.long) }
+    + [OptionSpec("json", "Print the plan as JSON on stdout.")]
+
+  static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
+    if args.contains("-h") || args.contains("--help") {
+      stdout.write(helpText(usage: "loopsmith plan <effect | preset.json> [options]", overview: "Show how each moving layer is made periodic at the loop length.", arguments: [("<effect | preset.json>", "An effect name or a preset file.")], options: options) + "\n")
+      return 0
+    }
+    let parsed = try ParsedArguments(args, specs: options)
+    guard parsed.positionals.count == 1 else { throw InputError("plan needs one effect or preset file") }
+    var base = RenderRequest()
+    if parsed.positionals[0].hasSuffix(".json") {
+      base = try Preset.load(path: parsed.positionals[0]).request
+    } else {
+      base.effect = parsed.positionals[0]
+    }
+    var request = base.merged(with: try RenderCommand.requestFromFlags(parsed, effect: base.effect))
+    request.outputs = ["plan.mp4"]
+    let job = try request.job()
+    guard let plan = job.plan else {
+      stdout.write("\(job.effectType.info.name): a still; nothing moves.\n")
+      return 0
+    }
+    if parsed.has("json") {
+      let data = try JSONEncoder.sorted.encode(plan)
+      stdout.write(String(decoding: data, as: UTF8.self) + "\n")
+      return 0
+    }
+    var out = "\(job.effectType.info.name): \(ParameterValue.format(plan.length)) s loop, \(job.frameCount) frames at \(job.fps) fps, largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
+    out += "LAYER".padding(toLength: 22, withPad: " ", startingAt: 0) + "MOTION".padding(toLength: 18, withPad: " ", startingAt: 0)
+      + "STRATEGY".padding(toLength: 11, withPad: " ", startingAt: 0) + "RATE".padding(toLength: 12, withPad: " ", startingAt: 0)
+      + "PLANNED".padding(toLength: 12, withPad: " ", startingAt: 0) + "CHANGE\n"
+    for row in plan.rows {
+      out += row.layer.padding(toLength: 22, withPad: " ", startingAt: 0) + row.motion.padding(toLength: 18, withPad: " ", startingAt: 0)
+        + row.strategy.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
+        + String(format: "%-12.5g%-12.5g%+.2f%%", row.originalRate, row.plannedRate, row.speedChange * 100) + "\n"
+    }
+    for layer in plan.layers where layer.crossfadeWindow != nil {
+      out += "crossfade: \(layer.layer) blends over the last \(ParameterValue.format(layer.crossfadeWindow!)) s\n"
+    }
+    stdout.write(out)
+    return 0
+  }
+}
+
+extension JSONEncoder {
+  static var sorted: JSONEncoder {
+    let e = JSONEncoder()
+    e.outputFormatting = [.sortedKeys, .prettyPrinted]
+    return e
+  }
+}

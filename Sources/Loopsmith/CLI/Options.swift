@@ -1,0 +1,102 @@
+/// One command-line option: its names, whether it takes a value, and its help.
+struct OptionSpec {
+  let long: String
+  let short: Character?
+  let value: String?  // the value's placeholder, or nil for a flag
+  let help: String
+  let repeatable: Bool
+
+  init(_ long: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false, _ help: String) {
+    (self.long, self.short, self.value, self.help, self.repeatable) = (long, short, value, help, repeatable)
+  }
+}
+
+/// Arguments split into positionals and options, checked against a table.
+struct ParsedArguments {
+  var positionals: [String] = []
+  /// Values in order of appearance, per long name ("" for flags).
+  var options: [String: [String]] = [:]
+
+  func has(_ name: String) -> Bool { options[name] != nil }
+  func last(_ name: String) -> String? { options[name]?.last }
+  func all(_ name: String) -> [String] { options[name] ?? [] }
+
+  /// Parses `--name value`, `--name=value`, `-o value`, flags, and `--` ending options.
+  init(_ args: [String], specs: [OptionSpec]) throws {
+    var i = 0
+    var onlyPositionals = false
+    func spec(long: String) -> OptionSpec? { specs.first { $0.long == long } }
+    while i < args.count {
+      let arg = args[i]
+      i += 1
+      if onlyPositionals || arg == "-" || !arg.hasPrefix("-") || Double(arg) != nil {
+        positionals.append(arg)
+        continue
+      }
+      if arg == "--" { onlyPositionals = true; continue }
+      var name: String
+      var inline: String?
+      if arg.hasPrefix("--") {
+        let body = arg.dropFirst(2)
+        if let eq = body.firstIndex(of: "=") {
+          name = String(body[..<eq])
+          inline = String(body[body.index(after: eq)...])
+        } else {
+          name = String(body)
+        }
+      } else {
+        guard arg.count == 2, let s = specs.first(where: { $0.short == arg.last }) else {
+          throw InputError("Unknown option '\(arg)'.\(Self.hint(arg, specs))")
+        }
+        name = s.long
+      }
+      guard let s = spec(long: name) else {
+        throw InputError("Unknown option '--\(name)'.\(Self.hint("--" + name, specs))")
+      }
+      if let placeholder = s.value {
+        let value: String
+        if let inline {
+          value = inline
+        } else {
+          guard i < args.count else { throw InputError("Missing value for '--\(name)'; expected \(placeholder).") }
+          value = args[i]
+          i += 1
+        }
+        if !s.repeatable, options[name] != nil {
+          throw InputError("'--\(name)' given twice; expected it once.")
+        }
+        options[name, default: []].append(value)
+      } else {
+        guard inline == nil else { throw InputError("'--\(name)' takes no value; got '\(inline!)'.") }
+        options[name, default: []].append("")
+      }
+    }
+  }
+
+  static func hint(_ given: String, _ specs: [OptionSpec]) -> String {
+    suggestion(for: given, in: specs.map { "--" + $0.long }).map { " Did you mean '\($0)'?" } ?? ""
+  }
+}
+
+/// Help in swift-argument-parser's layout: USAGE, ARGUMENTS, OPTIONS, aligned, help last.
+func helpText(usage: String, overview: String, arguments: [(String, String)], options: [OptionSpec]) -> String {
+  var lines = ["OVERVIEW: \(overview)", "", "USAGE: \(usage)", ""]
+  if !arguments.isEmpty {
+    lines.append("ARGUMENTS:")
+    let w = arguments.map(\.0.count).max()! + 2
+    for (name, help) in arguments { lines.append("  " + name.padding(toLength: w, withPad: " ", startingAt: 0) + help) }
+    lines.append("")
+  }
+  lines.append("OPTIONS:")
+  let labels = options.map { o -> String in
+    let short = o.short.map { "-\($0), " } ?? ""
+    return short + "--" + o.long + (o.value.map { " <\($0)>" } ?? "")
+  }
+  let all = labels + ["-h, --help"]
+  let w = all.map(\.count).max()! + 2
+  for (label, o) in zip(labels, options) {
+    lines.append("  " + label.padding(toLength: w, withPad: " ", startingAt: 0) + o.help)
+  }
+  lines.append("  " + "-h, --help".padding(toLength: w, withPad: " ", startingAt: 0) + "Show help information.")
+  return lines.joined(separator: "\n")
+}

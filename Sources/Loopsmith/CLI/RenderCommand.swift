@@ -1,0 +1,201 @@
+import Effects
+import Foundation
+import Video
+
+enum RenderCommand {
+  static let options: [OptionSpec] = [
+    OptionSpec("output", short: "o", value: "path", repeatable: true, "Output file; the extension picks the format (.mp4 .webm .mov .png .y4m; - is Y4M on stdout). Repeat for several."),
+    OptionSpec("size", value: "WxH", "Video size in pixels (default: the effect's size at --scale)."),
+    OptionSpec("fps", value: "n", "Frames per second (default: the seed's, 30 or 60)."),
+    OptionSpec("duration", value: "seconds", "Loop length (default: the shortest that keeps speed changes small)."),
+    OptionSpec("time", value: "seconds", "The moment a still shows; 0 is the Reduce Motion still."),
+    OptionSpec("still", "Reduce Motion: time held at 0, no lightning, the voice orb brightening."),
+    OptionSpec("scale", value: "s", "Pixels per point (default 3: 1080x1920 is a 360x640 pt screen)."),
+    OptionSpec("set", value: "name=value", repeatable: true, "Set an effect parameter, e.g. colors=#ff2d55,#af52de or speed=0.6."),
+    OptionSpec("weather", value: "name", "Shorthand for --set weather=NAME."),
+    OptionSpec("state", value: "name", "Shorthand for --set state=NAME (voice orb)."),
+    OptionSpec("level", value: "0...1", "Shorthand for --set level=N (voice orb)."),
+    OptionSpec("rtl", "Right-to-left layout (the sun moves to the top left)."),
+    OptionSpec("appearance", value: "light|dark", "Which system palette colors resolve to (default dark)."),
+    OptionSpec("palette", value: "ios26|ios18", "The system color table (default ios26)."),
+    OptionSpec("codec", value: "name", "h264 (MP4 default), hevc, vp9 (WebM default), av1, prores."),
+    OptionSpec("crf", value: "n", "Constant quality; lower is better (default: 18 H.264, 30 VP9)."),
+    OptionSpec("bit-depth", value: "8|10", "Sample depth where the codec plays it (HEVC Main10, VP9 Profile 2)."),
+    OptionSpec("background", value: "color|transparent", "What transparent effects are drawn over where alpha is not kept."),
+    OptionSpec("max-speed-change", value: "fraction", "The largest speed change a loop plan may make (default 0.1)."),
+    OptionSpec("threads", value: "n", "Render threads (default: all cores)."),
+    OptionSpec("encoder-threads", value: "n", "Encoder threads, pinned so bytes repeat (default: min(threads, 4))."),
+    OptionSpec("x264-preset", value: "name", "libx264 speed preset (default medium)."),
+    OptionSpec("out-dir", value: "dir", "Folder for a preset's outputs (default renders)."),
+    OptionSpec("json", "Print a JSON summary on stdout."),
+    OptionSpec("quiet", "No progress on stderr."),
+  ]
+
+  static let help = helpText(
+    usage: "loopsmith render <effect | preset.json> [options]",
+    overview: "Render one video loop or still.",
+    arguments: [("<effect | preset.json>", "color-orbs, aurora-mesh, blob-morph-loader, voice-orb, weather, or a preset file.")],
+    options: options)
+
+  static func run(_ args: [String], stdout: TextSink, stderr: TextSink) throws -> Int32 {
+    if args.contains("-h") || args.contains("--help") {
+      stdout.write(help + "\n")
+      return 0
+    }
+    let parsed = try ParsedArguments(args, specs: options)
+    guard parsed.positionals.count == 1 else {
+      throw InputError(parsed.positionals.isEmpty
+        ? "render needs an effect or a preset file; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a .json file"
+        : "render takes one effect or preset; got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
+    }
+    let target = parsed.positionals[0]
+    var base = RenderRequest()
+    var outDir: String?
+    if target.hasSuffix(".json") {
+      let preset = try Preset.load(path: target)
+      base = preset.request
+      outDir = parsed.last("out-dir") ?? "renders"
+      base.outputs = base.outputs.map { (outDir! as NSString).appendingPathComponent($0) }
+    } else {
+      base.effect = target
+    }
+    let request = base.merged(with: try requestFromFlags(parsed, effect: base.effect))
+    let defaultOutputs = outDir.map { dir in [(dir as NSString).appendingPathComponent((target as NSString).deletingPathExtension.components(separatedBy: "/").last! + ".mp4")] } ?? []
+    let job = try request.job(defaultOutputs: defaultOutputs)
+    if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+    let quiet = parsed.has("quiet")
+    let progress = ProgressReporter(sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "), quiet: quiet)
+    Cancellation.installHandlers()
+    let result = try RenderPipeline.run(job) { done, total in progress.update(done, total) }
+    progress.finish(job.frameCount)
+    if parsed.has("json") {
+      stdout.write(CLI.jsonString(summary(job, result)) + "\n")
+    }
+    return 0
+  }
+
+  /// The flags as a request; parameter values are checked against the effect's table.
+  static func requestFromFlags(_ p: ParsedArguments, effect: String?) throws -> RenderRequest {
+    var r = RenderRequest()
+    func int(_ name: String) throws -> Int? {
+      guard let v = p.last(name) else { return nil }
+      guard let n = Int(v) else { throw InputError("--\(name): '\(v)' is not valid; expected a whole number") }
+      return n
+    }
+    func double(_ name: String) throws -> Double? {
+      guard let v = p.last(name) else { return nil }
+      guard let n = Double(v), n.isFinite else { throw InputError("--\(name): '\(v)' is not valid; expected a finite number") }
+      return n
+    }
+    r.outputs = p.all("output")
+    if let s = p.last("size") { r.size = try parseSize(s, field: "--size") }
+    r.fps = try int("fps")
+    r.duration = try double("duration")
+    r.time = try double("time")
+    if p.has("still") { r.still = true }
+    r.scale = try double("scale")
+    r.codec = p.last("codec")
+    r.crf = try int("crf")
+    r.bitDepth = try int("bit-depth")
+    r.background = p.last("background")
+    if p.has("rtl") { r.rightToLeft = true }
+    if let a = p.last("appearance") {
+      guard let v = Appearance(rawValue: a) else { throw InputError("--appearance: '\(a)' is not valid; expected light or dark") }
+      r.appearance = v
+    }
+    if let a = p.last("palette") {
+      guard let v = PaletteVersion(rawValue: a) else { throw InputError("--palette: '\(a)' is not valid; expected ios26 or ios18") }
+      r.palette = v
+    }
+    r.maxSpeedChange = try double("max-speed-change")
+    r.threads = try int("threads")
+    r.encoderThreads = try int("encoder-threads")
+    if let e = r.encoderThreads, !(1...64).contains(e) {
+      throw InputError("--encoder-threads: '\(e)' is not valid; expected a whole number from 1 to 64")
+    }
+    r.x264Preset = p.last("x264-preset")
+    if let preset = r.x264Preset, !["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"].contains(preset) {
+      throw InputError("--x264-preset: '\(preset)' is not valid; expected ultrafast, superfast, veryfast, faster, fast, medium, slow, slower or veryslow")
+    }
+    var sets = p.all("set")
+    if let w = p.last("weather") { sets.append("weather=\(w)") }
+    if let s = p.last("state") { sets.append("state=\(s)") }
+    if let l = p.last("level") { sets.append("level=\(l)") }
+    guard let effect, let type = EffectRegistry.type(named: effect) else {
+      if !sets.isEmpty, let effect { _ = try RenderRequest.effectType(effect) }
+      return r
+    }
+    for item in sets {
+      guard let eq = item.firstIndex(of: "=") else {
+        throw InputError("--set: '\(item)' is not valid; expected name=value")
+      }
+      let name = String(item[..<eq]), value = String(item[item.index(after: eq)...])
+      guard let spec = type.info.parameter(named: name) else {
+        let names = type.info.parameters.map(\.name)
+        let hint = suggestion(for: name, in: names).map { " Did you mean '\($0)'?" } ?? ""
+        throw InputError("--set: unknown parameter '\(name)' for \(effect); expected one of \(names.joined(separator: ", ")).\(hint)")
+      }
+      do {
+        r.parameters[name] = try spec.parse(value)
+      } catch let e as ParameterError {
+        throw InputError("--set \(name): '\(value)' is not valid; expected \(e.expected)")
+      }
+    }
+    return r
+  }
+
+  static func summary(_ job: RenderJob, _ result: RenderResult) -> [String: Any] {
+    [
+      "status": "ok",
+      "effect": job.effectType.info.name,
+      "size": "\(job.width)x\(job.height)",
+      "fps": job.fps,
+      "frames": result.frames,
+      "duration": job.duration,
+      "threads": job.threads,
+      "outputs": result.files.map { f -> [String: Any] in
+        ["path": f.path, "frames": f.frames, "duration": f.duration, "bytes": f.bytes, "codec": f.codec.rawValue, "pixelFormat": f.pixelFormat]
+      },
+    ]
+  }
+}
+
+extension RenderRequest {
+  static func effectType(_ name: String) throws -> any Effect.Type {
+    guard let t = EffectRegistry.type(named: name) else {
+      let hint = suggestion(for: name, in: EffectRegistry.names).map { " Did you mean '\($0)'?" } ?? ""
+      throw InputError("unknown effect '\(name)'; expected one of \(EffectRegistry.names.joined(separator: ", ")).\(hint)")
+    }
+    return t
+  }
+}
+
+/// Progress on stderr: a live bar on a terminal, a plain line every few seconds otherwise.
+final class ProgressReporter: @unchecked Sendable {
+  let sink: TextSink
+  let label: String
+  let quiet: Bool
+  private var lastLine = Date.distantPast
+  private let lock = NSLock()
+
+  init(sink: TextSink, label: String, quiet: Bool) { (self.sink, self.label, self.quiet) = (sink, label, quiet) }
+
+  func update(_ done: Int, _ total: Int) {
+    guard !quiet else { return }
+    lock.withLock {
+      if sink.isTerminal {
+        let width = 30
+        let filled = total > 0 ? done * width / total : width
+        sink.write("\r\(label) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] \(done)/\(total) frames")
+      } else if Date().timeIntervalSince(lastLine) >= 2 {
+        lastLine = Date()
+        sink.write("\(label): \(done)/\(total) frames\n")
+      }
+    }
+  }
+
+  func finish(_ total: Int) {
+    guard !quiet else { return }
+    sink.write(sink.isTerminal ? "\r\(label): \(total)/\(total) frames, done\n" : "\(label): \(total)/\(total) frames, done\n")
+  }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Raster
+import Video
+
+/// What `loopsmith check` finds in a file: the seam against ordinary steps, and the stream facts
+/// that make it play and loop everywhere (ENCODING.md V1-V3).
+public struct LoopCheck: Sendable {
+  public var path: String
+  public var info: StreamInfo
+  public var frames: Int
+  /// Mean absolute luma step from the last frame to the first, in 8-bit code values.
+  public var seamStep: Double
+  /// The median of the steps between neighbouring frames.
+  public var medianStep: Double
+  public var maxStep: Double
+  /// seam / median; 1 means the seam is an ordinary step.
+  public var seamRatio: Double
+  /// Rules that failed, each one sentence.
+  public var failures: [String]
+
+  public var passed: Bool { failures.isEmpty }
+
+  /// The largest seam ratio that passes.
+  public static let maxRatio = 1.5
+
+  /// Decodes `path` (and, for a splice, `then`: the end of `path` into the start of `then`).
+  public static func run(path: String, then next: String? = nil) throws -> LoopCheck {
+    let reader = try VideoReader(path: path, keepAlpha: false)
+    let info = reader.info
+    var steps: [Double] = []
+    var first: [Float]?
+    var previous: [Float]?
+    var count = 0
+    while let image = try reader.nextFrame() {
+      let luma = lumaPlane(image)
+      if let previous { steps.append(meanDifference(previous, luma)) }
+      if first == nil { first = luma }
+      previous = luma
+      count += 1
+    }
+    guard let firstFrame = first, let last = previous else {
+      throw RenderFailure("\(path): no frames could be decoded")
+    }
+    var seamTarget = firstFrame
+    var nextInfo: StreamInfo?
+    if let next {
+      let other = try VideoReader(path: next, keepAlpha: false)
+      nextInfo = other.info
+      guard let f = try other.nextFrame() else { throw RenderFailure("\(next): no frames could be decoded") }
+      seamTarget = lumaPlane(f)
+      guard seamTarget.count == last.count else {
+        throw InputError("--then \(next): \(other.info.width)x\(other.info.height) does not match \(info.width)x\(info.height)")
+      }
+    }
+    let seam = meanDifference(last, seamTarget)
+    let sorted = steps.sorted()
+    let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    let maxStep = sorted.last ?? 0
+    // A nearly still loop (median below 0.2 codes) passes when the seam is no bigger than its
+    // largest step (ENCODING V1); otherwise the seam must look like an ordinary step.
+    let ratio = median > 0 ? seam / median : (seam == 0 ? 1 : .infinity)
+    var failures: [String] = []
+    if median < 0.2 {
+      if seam > max(maxStep, 0.2) { failures.append(String(format: "seam step %.3f is larger than every step of a nearly still loop (largest %.3f)", seam, maxStep)) }
+    } else if ratio > maxRatio {
+      failures.append(String(format: "seam ratio %.2f is above %.1f: the loop jumps at the seam", ratio, maxRatio))
+    } else if ratio < 0.5 && next == nil {
+      failures.append(String(format: "seam ratio %.2f is below 0.5: the last frame repeats the first (a stall)", ratio))
+    }
+    if count != info.frameCount { failures.append("decoded \(count) frames but the stream holds \(info.frameCount)") }
+    let fps = info.frameRate.value
+    if fps > 0, let d = info.formatDuration, abs(d - Double(count) / fps) > 0.0015 {
+      failures.append(String(format: "duration %.4f s is not frames / fps = %.4f s", d, Double(count) / fps))
+    }
+    if !info.firstPacketIsKeyframe { failures.append("the first frame is not a key frame") }
+    if let s = info.streamStartTime, abs(s) > 1e-6 { failures.append("the stream starts at \(s) s, not 0") }
+    if info.moovBeforeMdat == false { failures.append("moov comes after mdat: not fast start") }
+    if ["h264", "hevc", "vp9", "av1"].contains(info.codecName) {
+      if info.colorPrimaries != "bt709" || info.colorTransfer != "bt709" || info.colorMatrix != "bt709" {
+        failures.append("color tags are \(info.colorPrimaries)/\(info.colorTransfer)/\(info.colorMatrix), not bt709")
+      }
+    }
+    if info.codecName == "hevc" && info.codecTag != "hvc1" { failures.append("HEVC tagged '\(info.codecTag)', not hvc1 (Apple players refuse hev1)") }
+    if let nextInfo, nextInfo.frameRate != info.frameRate {
+      failures.append("--then: frame rate \(nextInfo.frameRate) does not match \(info.frameRate)")
+    }
+    return LoopCheck(path: path, info: info, frames: count, seamStep: seam, medianStep: median, maxStep: maxStep,
+                     seamRatio: ratio, failures: failures)
+  }
+
+  /// BT.709 luma of straight RGB in 8-bit code values, per pixel.
+  static func lumaPlane(_ image: Image) -> [Float] {
+    var out = [Float](repeating: 0, count: image.count)
+    for i in 0..<image.count {
+      let p = image.pixels[i]
+      out[i] = (0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z) * 255
+    }
+    return out
+  }
+
+  static func meanDifference(_ a: [Float], _ b: [Float]) -> Double {
+    var sum: Double = 0
+    for i in a.indices { sum += Double(abs(a[i] - b[i])) }
+    return sum / Double(max(a.count, 1))
+  }
+}

@@ -1,0 +1,286 @@
+import Effects
+import Foundation
+import Raster
+import Timing
+import Video
+
+/// A render that will run: validated once, so nothing later can trip over user input (STYLE.md 22).
+public struct RenderJob: Sendable {
+  public let effectType: any Effect.Type
+  public let values: ParameterValues
+  public let environment: RenderEnvironment
+  public let width: Int
+  public let height: Int
+  /// Pixels per point.
+  public let scale: Double
+  public let fps: Int
+  /// Frames in the file: the loop's N, or 1 for a still.
+  public let frameCount: Int
+  /// The moment every frame shows, for a still (`--time`); nil for a loop sampled at i / fps.
+  public let fixedTime: Double?
+  /// How each moving layer is made periodic; nil for stills.
+  public let plan: LoopPlan?
+  public let outputs: [OutputSettings]
+  /// Render threads.
+  public let threads: Int
+  /// The voice orb's levels over time, from a level file or an audio envelope.
+  public let levels: LevelTrack?
+
+  /// The loop length in seconds.
+  public var duration: Double { Double(frameCount) / Double(fps) }
+
+  /// When frame `index` shows.
+  public func time(ofFrame index: Int) -> Double {
+    fixedTime ?? Double(index) / Double(fps)  // t += 1 / fps would drift off the loop length
+  }
+
+  public func makeEffect() -> any Effect {
+    let effect = effectType.init(values: values, environment: environment)
+    if var orb = effect as? VoiceOrb, let levels {
+      orb.levels = levels
+      return orb
+    }
+    return effect
+  }
+
+  /// The clock frame `index` draws at.
+  public func clock(ofFrame index: Int) -> Clock {
+    Clock(time: environment.reduceMotion ? 0 : time(ofFrame: index), plan: plan)
+  }
+}
+
+/// Limits that keep every allocation sane: a frame is 16 bytes a pixel in float.
+enum Limits {
+  static let maxSide = 8192
+  static let maxPixels = 4096 * 4096
+  static let maxFPS = 240
+  static let maxDuration = 3600.0
+  static let maxScale = 8.0
+}
+
+extension RenderRequest {
+  /// Checks every field and makes the job, or throws an `InputError` naming the first bad one.
+  public func job(defaultOutputs: [String] = []) throws -> RenderJob {
+    guard let name = effect else {
+      throw InputError("no effect given; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a preset file")
+    }
+    guard let type = EffectRegistry.type(named: name) else {
+      let hint = suggestion(for: name, in: EffectRegistry.names).map { " Did you mean '\($0)'?" } ?? ""
+      throw InputError("unknown effect '\(name)'; expected one of \(EffectRegistry.names.joined(separator: ", ")).\(hint)")
+    }
+    let info = type.info
+    var given: [String: ParameterValue] = [:]
+    for (key, value) in parameters {
+      guard let spec = info.parameter(named: key) else {
+        let names = info.parameters.map(\.name)
+        let hint = suggestion(for: key, in: names).map { " Did you mean '\($0)'?" } ?? ""
+        throw InputError("unknown parameter '\(key)' for \(name); expected one of \(names.joined(separator: ", ")).\(hint)")
+      }
+      given[key] = try spec.validate(value)
+    }
+    let values = ParameterValues(specs: info.parameters, given: given)
+
+    let scale = self.scale ?? 3
+    guard scale.isFinite, scale > 0, scale <= Limits.maxScale else {
+      throw InputError("--scale: '\(ParameterValue.format(scale))' is not valid; expected a number above 0 and at most \(Int(Limits.maxScale))")
+    }
+    let width: Int, height: Int
+    if let size {
+      (width, height) = size
+    } else {
+      width = Int((info.defaultSize.width * scale).rounded())
+      height = Int((info.defaultSize.height * scale).rounded())
+    }
+    guard width > 0, height > 0, width <= Limits.maxSide, height <= Limits.maxSide, width * height <= Limits.maxPixels else {
+      throw InputError("--size: \(width)x\(height) is not valid; expected WxH with each side from 1 to \(Limits.maxSide) and at most \(Limits.maxPixels) pixels")
+    }
+    let still = self.still ?? false
+    var environment = RenderEnvironment(
+      appearance: appearance ?? .dark, palette: palette ?? .ios26, rightToLeft: rightToLeft ?? false,
+      reduceMotion: still)
+    if let t = time {
+      guard t.isFinite, t >= 0, t <= 1e7 else {
+        throw InputError("--time: '\(t)' is not valid; expected seconds from 0 to 10000000")
+      }
+      if t == 0 { environment.reduceMotion = true }  // time 0 is the Reduce Motion still
+    }
+    let fps = self.fps ?? defaultFPS(type, values)
+    guard fps >= 1, fps <= Limits.maxFPS else {
+      throw InputError("--fps: '\(fps)' is not valid; expected a whole number from 1 to \(Limits.maxFPS)")
+    }
+    let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
+    guard threads >= 1, threads <= 256 else {
+      throw InputError("--threads: '\(threads)' is not valid; expected a whole number from 1 to 256")
+    }
+    let maxChange = maxSpeedChange ?? 0.10
+    guard maxChange.isFinite, maxChange >= 0, maxChange <= 1 else {
+      throw InputError("--max-speed-change: '\(maxChange)' is not valid; expected a fraction from 0 to 1 (0.1 is 10%)")
+    }
+    let paths = outputs.isEmpty ? defaultOutputs : outputs
+    guard !paths.isEmpty else { throw InputError("no output given; expected -o PATH (.mp4, .webm, .png, ...)") }
+
+    // Stills: a PNG (or --time) shows one moment; everything else is a loop.
+    let formats = try paths.map { path -> OutputFormat in
+      guard let f = OutputFormat(path: path) else {
+        throw InputError("-o: '\(path)' has no known extension; expected one of \(OutputFormat.allCases.map { "." + $0.rawValue }.joined(separator: ", ")) or '-'")
+      }
+      return f
+    }
+    let isStill = formats.allSatisfy { !$0.isAnimated }
+    if !isStill && formats.contains(where: { !$0.isAnimated }) {
+      throw InputError("-o: a PNG still cannot share a render with animated outputs; render it separately")
+    }
+    let fixedTime: Double? = isStill ? (time ?? 0) : (time != nil && duration == nil ? time : nil)
+    var plan: LoopPlan?
+    var frameCount = 1
+    if !isStill {
+      let motions = Self.recordMotions(type: type, values: values, environment: environment, width: width, height: height, scale: scale)
+      let quantum = info.loopQuantum
+      let length: Double
+      if let duration {
+        guard duration.isFinite, duration > 0, duration <= Limits.maxDuration else {
+          throw InputError("--duration: '\(duration)' is not valid; expected seconds above 0 and at most \(Int(Limits.maxDuration))")
+        }
+        length = duration
+      } else {
+        length = try Self.defaultLength(motions: motions, fps: fps, quantum: quantum, maxChange: maxChange)
+      }
+      do {
+        plan = try LoopPlanner.plan(motions: motions, length: length, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)
+      } catch let error as LoopPlanError {
+        throw InputError("--duration: \(error)")
+      }
+      frameCount = Int((length * Double(fps)).rounded())
+      if environment.reduceMotion { plan = nil }
+    }
+
+    let crf = self.crf
+    if let crf, !(0...63).contains(crf) {
+      throw InputError("--crf: '\(crf)' is not valid; expected a whole number from 0 to 63 (lower is better quality)")
+    }
+    let bitDepth = self.bitDepth ?? 8
+    guard bitDepth == 8 || bitDepth == 10 else {
+      throw InputError("--bit-depth: '\(bitDepth)' is not valid; expected 8 or 10")
+    }
+    // Transparent effects keep alpha where the format carries it and are composited over the
+    // background elsewhere; `--background transparent` insists on alpha (an error for MP4).
+    var keepAlpha: Bool? = info.isTransparent ? nil : false
+    var backgroundColor = Color.black
+    if let bg = background {
+      if bg.lowercased() == "transparent" {
+        keepAlpha = true
+      } else if let c = ParameterSpec.parseColor(bg) {
+        backgroundColor = c.resolved(environment)
+        keepAlpha = false
+      } else {
+        throw InputError("--background: '\(bg)' is not valid; expected transparent, #RRGGBB, #RRGGBBAA or a system color name")
+      }
+    }
+    let codec: VideoCodec?
+    if let name = self.codec {
+      guard let c = VideoCodec(rawValue: name.lowercased()) else {
+        throw InputError("--codec: '\(name)' is not valid; expected one of h264, hevc, vp9, av1, prores")
+      }
+      codec = c
+    } else {
+      codec = nil
+    }
+    let encoderThreads = self.encoderThreads ?? min(threads, 4)
+    let audioTrack = audio.map { AudioTrack(path: $0) }
+    let settings = try zip(paths, formats).map { path, format -> OutputSettings in
+      var s = try OutputSettings(
+        path: path, format: format, codec: format == .mp4 || format == .mov || format == .webm ? codec : nil,
+        width: width, height: height, fps: fps, frameCount: frameCount, crf: crf, bitDepth: bitDepth,
+        threads: encoderThreads, keepAlpha: keepAlpha ?? [.webm, .mov, .png, .apng, .webp, .gif].contains(format),
+        background: backgroundColor,
+        x264Preset: x264Preset ?? "medium", audio: format.isAnimated && format != .y4m ? audioTrack : nil)
+      if format == .png { s.frameCount = 1 }
+      do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
+      return s
+    }
+    return RenderJob(
+      effectType: type, values: values, environment: environment, width: width, height: height, scale: scale,
+      fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings, threads: threads,
+      levels: try levelTrack(for: type, fps: fps, frameCount: frameCount))
+  }
+
+  private func defaultFPS(_ type: any Effect.Type, _ values: ParameterValues) -> Int {
+    if type == Weather.self {
+      // A sequence draws at the fastest rate any of its weathers needs.
+      let kinds = values.steps("sequence").map(\.value) + [values.choice("weather")]
+      return kinds.compactMap { Weather.Kind(rawValue: $0) }.map(Weather.defaultFPS(for:)).max() ?? type.info.defaultFPS
+    }
+    return type.info.defaultFPS
+  }
+
+  /// The voice orb's level track from `--levels` (JSON or CSV of time and level) or `--audio`.
+  private func levelTrack(for type: any Effect.Type, fps: Int, frameCount: Int) throws -> LevelTrack? {
+    guard levels != nil || audio != nil else { return nil }
+    guard type == VoiceOrb.self else {
+      throw InputError("\(levels != nil ? "--levels" : "--audio"): only the voice-orb effect follows a level; got \(type.info.name)")
+    }
+    if let path = levels {
+      guard let data = FileManager.default.contents(atPath: path), data.count <= 16 << 20 else {
+        throw InputError("--levels: \(path): cannot read the file; expected a JSON or CSV file of time and level")
+      }
+      guard let text = String(data: data, encoding: .utf8) else { throw InputError("--levels: \(path): not UTF-8 text") }
+      if path.lowercased().hasSuffix(".json") {
+        guard let rows = (try? JSONSerialization.jsonObject(with: data)) as? [[Double]], !rows.isEmpty,
+          rows.allSatisfy({ $0.count == 2 && $0[0].isFinite && $0[1].isFinite })
+        else { throw InputError("--levels: \(path): expected a JSON list of [seconds, level] pairs") }
+        return LevelTrack(times: rows.map { $0[0] }, levels: rows.map { $0[1] })
+      }
+      do { return try LevelTrack(csv: text) } catch {
+        throw InputError("--levels: \(path): \(error); expected CSV lines of seconds,level")
+      }
+    }
+    let path = audio!
+    do {
+      let envelope = try AudioLevels.envelope(path: path, fps: fps, frameCount: frameCount)
+      return LevelTrack(envelope: envelope, rate: Double(fps))
+    } catch let e as VideoError {
+      throw InputError("--audio: \(e)")
+    }
+  }
+
+  /// The motions an effect reads, collected by drawing a few moments of it small: the plan comes
+  /// from the drawing code itself. Several moments, so that layers drawn only sometimes (a
+  /// lightning bolt at a flash) are seen too.
+  static func recordMotions(
+    type: any Effect.Type, values: ParameterValues, environment: RenderEnvironment,
+    width: Int, height: Int, scale: Double
+  ) -> [Motion] {
+    let recorder = MotionRecorder()
+    // A quarter-size canvas in pixels, the same size in points: motions depend on points only.
+    let small = 0.25
+    let image = Image(width: max(1, Int(Double(width) * small)), height: max(1, Int(Double(height) * small)))
+    let surface = Surface(image: image, scale: Float(scale * small))
+    let effect = type.init(values: values, environment: environment)
+    for t in [0, 0.49, 0.86] {
+      var context = surface.context()
+      effect.draw(in: &context, clock: Clock(time: t, recorder: recorder))
+    }
+    return recorder.motions
+  }
+
+  /// The default loop: the shortest that keeps every speed change within the limit without a
+  /// crossfade up to 30 s; past that, a crossfaded loop of at least 12 s, so the blend is a small
+  /// part of it.
+  static func defaultLength(motions: [Motion], fps: Int, quantum: Double?, maxChange: Double) throws -> Double {
+    do {
+      let t = try LoopPlanner.defaultLength(
+        motions: motions, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum, maxLengthWithoutCrossfade: 30)
+      let plan = try LoopPlanner.plan(motions: motions, length: t, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)
+      if plan.crossfades && t < 12 {
+        let q = quantum ?? 1
+        let longer = (12 / q).rounded(.up) * q
+        if (try? LoopPlanner.plan(motions: motions, length: longer, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)) != nil {
+          return longer
+        }
+      }
+      return t
+    } catch let error as LoopPlanError {
+      throw InputError("--duration: no default loop length keeps the speed changes within the limit: \(error)")
+    }
+  }
+}

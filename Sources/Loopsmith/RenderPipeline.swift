@@ -1,0 +1,132 @@
+import Dispatch
+import Effects
+import Foundation
+import Raster
+import Timing
+import Video
+
+/// What a finished render wrote.
+public struct RenderResult: Sendable {
+  public var files: [WrittenFile]
+  public var frames: Int
+}
+
+/// Renders a job's frames in parallel and encodes them in order into every output.
+///
+/// Frames render in batches of one frame per thread with `concurrentPerform`, each thread in its
+/// own surface, and are converted to the encoders' samples on the same threads. While one batch
+/// is encoded on a serial queue, the next renders into the other half of a two-batch ring, so
+/// memory stays flat however long the video is: `threads` float frames plus 2 x `threads`
+/// converted frames per output.
+public enum RenderPipeline {
+  /// Renders `job`; `progress(done, total)` is called on the encoder queue after each batch.
+  public static func run(_ job: RenderJob, progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> RenderResult {
+    try Cancellation.check()
+    let threads = max(1, min(job.threads, job.frameCount))
+    let effect = job.makeEffect()
+    let surfaces = (0..<threads).map { _ in
+      Surface(image: Image(width: job.width, height: job.height), scale: Float(job.scale))
+    }
+    let converters = job.outputs.map(FrameConverter.init)
+    // ring[half][slot][output]
+    let ring = (0..<2).map { _ in (0..<threads).map { _ in converters.map { $0.makeFrame() } } }
+    var writers: [VideoWriter] = []
+    do {
+      for settings in job.outputs { writers.append(try VideoWriter(settings)) }
+    } catch {
+      writers.forEach { $0.cancel() }
+      throw error
+    }
+    let encoder = DispatchQueue(label: "loopsmith.encoder")
+    let encoding = DispatchGroup()
+    let failure = FailureBox()
+    let total = job.frameCount
+    let batches = (total + threads - 1) / threads
+    let shared = SharedRender(effect: effect, surfaces: surfaces, converters: converters, ring: ring)
+
+    for batch in 0..<batches {
+      if let signal = Cancellation.signal { failure.set(Interrupted(signal: signal)) }
+      if failure.error != nil { break }
+      let half = batch % 2
+      let first = batch * threads
+      let count = min(threads, total - first)
+      // The half being filled was encoded two batches ago: wait until that is done.
+      if batch >= 2 { encoding.wait() }
+      DispatchQueue.concurrentPerform(iterations: count) { slot in
+        shared.render(job: job, frame: first + slot, slot: slot, half: half)
+      }
+      encoding.wait()
+      encoding.enter()
+      let writerBox = WriterBox(writers)
+      encoder.async {
+        defer { encoding.leave() }
+        guard failure.error == nil else { return }
+        do {
+          for slot in 0..<count {
+            for (o, writer) in writerBox.writers.enumerated() { try writer.append(shared.ring[half][slot][o]) }
+          }
+          progress?(first + count, total)
+        } catch {
+          failure.set(error)
+        }
+      }
+    }
+    encoding.wait()
+    if let error = failure.error {
+      writers.forEach { $0.cancel() }
+      throw error
+    }
+    var files: [WrittenFile] = []
+    do {
+      for writer in writers { files.append(try writer.finish()) }
+    } catch {
+      writers.forEach { $0.cancel() }
+      // Files already renamed into place are complete and stay; say which one failed.
+      throw error
+    }
+    return RenderResult(files: files, frames: total)
+  }
+
+  /// Draws one frame into a surface's image: cleared, then the effect at the frame's clock.
+  public static func draw(_ effect: any Effect, job: RenderJob, frame: Int, on surface: Surface) {
+    surface.image.fill(.zero)
+    var context = surface.context()
+    effect.draw(in: &context, clock: job.clock(ofFrame: frame))
+  }
+}
+
+/// What the render threads share. Each `concurrentPerform` iteration touches only its own slot
+/// (its surface and its ring entries), and the encoder reads a half only after the batch that
+/// filled it has finished, so no two threads ever touch the same memory: `@unchecked Sendable`.
+private final class SharedRender: @unchecked Sendable {
+  let effect: any Effect
+  let surfaces: [Surface]
+  let converters: [FrameConverter]
+  let ring: [[[ConvertedFrame]]]
+
+  init(effect: any Effect, surfaces: [Surface], converters: [FrameConverter], ring: [[[ConvertedFrame]]]) {
+    (self.effect, self.surfaces, self.converters, self.ring) = (effect, surfaces, converters, ring)
+  }
+
+  func render(job: RenderJob, frame: Int, slot: Int, half: Int) {
+    let surface = surfaces[slot]
+    RenderPipeline.draw(effect, job: job, frame: frame, on: surface)
+    for (o, converter) in converters.enumerated() {
+      converter.convert(surface.image, into: ring[half][slot][o])
+    }
+  }
+}
+
+/// The writers, handed to the encoder queue; only that queue uses them while a batch encodes.
+private final class WriterBox: @unchecked Sendable {
+  let writers: [VideoWriter]
+  init(_ writers: [VideoWriter]) { self.writers = writers }
+}
+
+/// The first error any thread hit.
+private final class FailureBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var first: (any Error)?
+  var error: (any Error)? { lock.withLock { first } }
+  func set(_ e: any Error) { lock.withLock { if first == nil { first = e } } }
+}

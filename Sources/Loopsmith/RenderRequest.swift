@@ -1,0 +1,68 @@
+import Effects
+import Foundation
+import Raster
+import Video
+
+/// What someone asked to render, from a preset, flags, or both (flags win): every field optional.
+public struct RenderRequest: Sendable {
+  public var effect: String?
+  public var parameters: [String: ParameterValue] = [:]
+  /// Video size in pixels.
+  public var size: (width: Int, height: Int)?
+  public var fps: Int?
+  /// The loop length in seconds.
+  public var duration: Double?
+  /// The moment a still shows; 0 is the Reduce Motion still.
+  public var time: Double?
+  /// Reduce Motion for every frame.
+  public var still: Bool?
+  /// Pixels per point.
+  public var scale: Double?
+  public var outputs: [String] = []
+  public var codec: String?
+  public var crf: Int?
+  public var bitDepth: Int?
+  /// `transparent`, or a color under transparent effects.
+  public var background: String?
+  public var appearance: Appearance?
+  public var palette: PaletteVersion?
+  public var rightToLeft: Bool?
+  public var threads: Int?
+  public var encoderThreads: Int?
+  public var maxSpeedChange: Double?
+  public var x264Preset: String?
+  /// A sound file whose loudness drives the voice orb and which is muxed into the output.
+  public var audio: String?
+  /// A JSON or CSV file of time and level for the voice orb.
+  public var levels: String?
+
+  public init() {}
+
+  /// `self` with every field that `overrides` sets replaced by it; parameters merge by name.
+  public func merged(with overrides: RenderRequest) -> RenderRequest {
+    var out = self
+    out.effect = overrides.effect ?? effect
+    out.parameters.merge(overrides.parameters) { _, new in new }
+    out.size = overrides.size ?? size
+    out.fps = overrides.fps ?? fps
+    out.duration = overrides.duration ?? duration
+    out.time = overrides.time ?? time
+    out.still = overrides.still ?? still
+    out.scale = overrides.scale ?? scale
+    out.outputs = overrides.outputs.isEmpty ? outputs : overrides.outputs
+    out.codec = overrides.codec ?? codec
+    out.crf = overrides.crf ?? crf
+    out.bitDepth = overrides.bitDepth ?? bitDepth
+    out.background = overrides.background ?? background
+    out.appearance = overrides.appearance ?? appearance
+    out.palette = overrides.palette ?? palette
+    out.rightToLeft = overrides.rightToLeft ?? rightToLeft
+    out.threads = overrides.threads ?? threads
+    out.encoderThreads = overrides.encoderThreads ?? encoderThreads
+    out.maxSpeedChange = overrides.maxSpeedChange ?? maxSpeedChange
+    out.x264Preset = overrides.x264Preset ?? x264Preset
+    out.audio = overrides.audio ?? audio
+    out.levels = overrides.levels ?? levels
+    return out
+  }
+}

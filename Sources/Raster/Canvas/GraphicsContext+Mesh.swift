@@ -1,0 +1,156 @@
+import Foundation
+
+extension GraphicsContext {
+  /// Draws `mesh` over `rect` (user space; the whole drawing area when nil), as a `MeshGradient`
+  /// view of that frame: its background first, then its patches, with this context's transform,
+  /// filters, opacity, blend mode and clip applied to the whole mesh as one operation.
+  ///
+  /// Each patch is cut into at least 32x32 quads at device scale (more for large patches, about
+  /// one quad per 24 pixels) whose colors are exact at their corners and linear inside (Gouraud),
+  /// and the triangles are filled at pixel centers with a top-left rule: where they tile, every
+  /// pixel is painted exactly once, so the mesh needs no antialiasing inside.
+  public func drawMesh(_ mesh: MeshGradient, in rect: Rect? = nil) {
+    let frame = rect ?? Rect(x: 0, y: 0, width: size.width, height: size.height)
+    let direct = filters.isEmpty && clipMask == nil && blendMode == .sourceOver && opacity == 1
+    if direct {
+      if mesh.background.alpha > 0 { fill(Path(rect: frame), with: .color(mesh.background)) }
+      let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: target)
+      target.dirty = target.dirty.union(painted)
+      return
+    }
+    let layer = surface.checkout()
+    defer { surface.checkin(layer) }
+    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+    if mesh.background.alpha > 0 {
+      let inner = GraphicsContext(surface: surface, target: layer, transform: transform)
+      inner.fill(Path(rect: frame), with: .color(mesh.background))
+    }
+    let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: layer)
+    layer.dirty = layer.dirty.union(painted)
+    composite(layer, applyingFilters: true)
+  }
+}
+
+/// Tessellates a mesh gradient into Gouraud triangles and fills them.
+enum MeshRaster {
+  /// Quads per patch side: at least 32 (SEMANTICS.md 6), about one per 24 device pixels of the
+  /// patch's longer side, at most 128.
+  static func subdivisions(forPatchLength length: Float) -> Int {
+    guard length.isFinite else { return 32 }
+    return min(max(Int((length / 24).rounded(.up)), 32), 128)
+  }
+
+  /// Draws the patches of `mesh` source-over onto `layer` and returns the pixels it touched.
+  static func draw(_ mesh: MeshGradient, in frame: Rect, transform: Transform, onto layer: Layer) -> IntRect {
+    guard mesh.isDrawable, transform.isFinite else { return .empty }
+    let (w, h) = (mesh.width, mesh.height)
+    func device(_ p: Point) -> Point {
+      transform.apply(Point(frame.x + p.x * frame.width, frame.y + p.y * frame.height))
+    }
+    func length(_ v: Point) -> Float { (v * v).sum().squareRoot() }
+    // One subdivision count for the whole mesh keeps the vertex grid shared along patch borders.
+    var longest: Float = 0
+    for j in 0..<h {
+      for i in 0..<w {
+        let p = device(mesh.point(i, j))
+        if i + 1 < w { longest = max(longest, length(device(mesh.point(i + 1, j)) - p)) }
+        if j + 1 < h { longest = max(longest, length(device(mesh.point(i, j + 1)) - p)) }
+      }
+    }
+    let n = subdivisions(forPatchLength: longest)
+    let columns = (w - 1) * n + 1, rows = (h - 1) * n + 1
+    var positions = [Point](repeating: .zero, count: columns * rows)
+    var colors = [Pixel](repeating: .zero, count: columns * rows)
+    let step = 1 / Float(n)
+    for gy in 0..<rows {
+      let j = min(gy / n, h - 2)
+      let v = gy - j * n == n ? 1 : Float(gy - j * n) * step
+      for gx in 0..<columns {
+        let i = min(gx / n, w - 2)
+        let u = gx - i * n == n ? 1 : Float(gx - i * n) * step
+        positions[gy * columns + gx] = device(mesh.position(patch: i, j, u: u, v: v))
+        colors[gy * columns + gx] = mesh.color(patch: i, j, u: u, v: v)
+      }
+    }
+    var opaque = true
+    for c in mesh.colors.prefix(w * h) where c.alpha < 1 { opaque = false }
+    var fill = TriangleFill(layer: layer, opaque: opaque)
+    for gy in 0..<rows - 1 {
+      for gx in 0..<columns - 1 {
+        let a = gy * columns + gx, b = a + 1, c = a + columns + 1, d = a + columns
+        fill.triangle(positions[a], colors[a], positions[b], colors[b], positions[c], colors[c])
+        fill.triangle(positions[a], colors[a], positions[c], colors[c], positions[d], colors[d])
+      }
+    }
+    return fill.touched
+  }
+}
+
+/// Fills triangles with linearly varying color at pixel centers, top-left rule: a pixel belongs to
+/// a triangle when its center lies inside, or on a left or top edge. The x where an edge crosses a
+/// row is computed from the edge's endpoints in one fixed order, so two triangles sharing an edge
+/// agree on it to the bit and split its pixels without gap or overlap.
+struct TriangleFill {
+  let pixels: UnsafeMutablePointer<Pixel>
+  let width: Int, height: Int
+  let opaque: Bool
+  private(set) var touched = IntRect.empty
+
+  init(layer: Layer, opaque: Bool) {
+    pixels = layer.pixels
+    (width, height) = (layer.width, layer.height)
+    self.opaque = opaque
+  }
+
+  /// Where the edge between `p` and `q` crosses the horizontal line at `y`.
+  @inline(__always) static func edgeX(_ p: Point, _ q: Point, _ y: Float) -> Float {
+    let (a, b) = (p.y < q.y || (p.y == q.y && p.x < q.x)) ? (p, q) : (q, p)
+    return a.x + (y - a.y) * ((b.x - a.x) / (b.y - a.y))
+  }
+
+  mutating func triangle(_ p0: Point, _ c0: Pixel, _ p1: Point, _ c1: Pixel, _ p2: Point, _ c2: Pixel) {
+    // The color plane: c(x, y) = c0 + gx (x - p0.x) + gy (y - p0.y).
+    let e1 = p1 - p0, e2 = p2 - p0
+    let det = e1.x * e2.y - e2.x * e1.y
+    guard det != 0, det.isFinite else { return }
+    let d1 = c1 - c0, d2 = c2 - c0
+    let inv = 1 / det
+    let gx = (d1 * e2.y - d2 * e1.y) * inv
+    let gy = (d2 * e1.x - d1 * e2.x) * inv
+    // Sort by y: top, middle, bottom.
+    var (t, m, b) = (p0, p1, p2)
+    if m.y < t.y { swap(&t, &m) }
+    if b.y < m.y { swap(&m, &b) }
+    if m.y < t.y { swap(&t, &m) }
+    let yStart = max(Int((t.y - 0.5).rounded(.up)), 0)
+    let yEnd = min(Int((b.y - 0.5).rounded(.up)), height)
+    guard yStart < yEnd else { return }
+    var xMin = Int.max, xMax = Int.min
+    for y in yStart..<yEnd {
+      let yc = Float(y) + 0.5
+      let xa = TriangleFill.edgeX(t, b, yc)
+      let xb = yc < m.y ? TriangleFill.edgeX(t, m, yc) : TriangleFill.edgeX(m, b, yc)
+      let x0 = max(Int((min(xa, xb) - 0.5).rounded(.up)), 0)
+      let x1 = min(Int((max(xa, xb) - 0.5).rounded(.up)), width)
+      guard x0 < x1 else { continue }
+      xMin = min(xMin, x0)
+      xMax = max(xMax, x1)
+      var color = c0 + gx * (Float(x0) + 0.5 - p0.x) + gy * (yc - p0.y)
+      let row = pixels + y * width
+      if opaque {
+        for x in x0..<x1 {
+          row[x] = color
+          color += gx
+        }
+      } else {
+        for x in x0..<x1 {
+          row[x] = SourceOverKernel.blend(color, row[x])
+          color += gx
+        }
+      }
+    }
+    if xMin < xMax {
+      touched = touched.union(IntRect(x: xMin, y: yStart, width: xMax - xMin, height: yEnd - yStart))
+    }
+  }
+}

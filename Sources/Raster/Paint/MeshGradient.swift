@@ -1,0 +1,140 @@
+/// A grid of colored points whose colors blend smoothly across the curved patches between them,
+/// as SwiftUI's `MeshGradient(width:height:points:colors:)` (SEMANTICS.md 6).
+///
+/// Points are unit coordinates of the rectangle the mesh is drawn in, row after row from the top
+/// left. Apple documents neither the patch tangents nor the color curves; this mesh uses the
+/// recommended reading: edges are cubic Béziers with Catmull-Rom tangents, a patch's inside is
+/// the Coons patch of its four edges, and colors are bicubic Hermite in the patch coordinates with
+/// Catmull-Rom derivatives and zero twist (bilinear when `smoothsColors` is off), mixed in
+/// gamma-encoded sRGB (`.device`). A mesh with too few points or colors for its size draws only
+/// its background.
+public struct MeshGradient: Sendable {
+  /// Points per row.
+  public var width: Int
+  /// Rows of points.
+  public var height: Int
+  /// `width * height` points in unit coordinates, row-major.
+  public var points: [Point]
+  /// `width * height` colors, row-major.
+  public var colors: [Color]
+  /// What shows where no patch covers (folded or shrunken meshes); `.clear` as in SwiftUI.
+  public var background: Color
+  /// Colors follow cubic curves between points (SwiftUI's default) rather than straight lines.
+  public var smoothsColors: Bool
+
+  public init(
+    width: Int, height: Int, points: [Point], colors: [Color], background: Color = .clear,
+    smoothsColors: Bool = true
+  ) {
+    (self.width, self.height, self.points, self.colors) = (width, height, points, colors)
+    self.background = background
+    self.smoothsColors = smoothsColors
+  }
+
+  /// Whether the mesh has at least 2x2 points and a color for each.
+  public var isDrawable: Bool {
+    width >= 2 && height >= 2 && points.count >= width * height && colors.count >= width * height
+  }
+
+  // MARK: - Edges
+
+  /// The cubic Bézier controls of the edge from point `(i, j)` to its right neighbour.
+  func rowControls(_ i: Int, _ j: Int) -> (Point, Point, Point, Point) {
+    let p0 = point(i, j), p1 = point(i + 1, j)
+    let t0 = rowTangent(i, j), t1 = rowTangent(i + 1, j)
+    return (p0, p0 + t0 / 3, p1 - t1 / 3, p1)
+  }
+
+  /// The cubic Bézier controls of the edge from point `(i, j)` to the one below it.
+  func columnControls(_ i: Int, _ j: Int) -> (Point, Point, Point, Point) {
+    let p0 = point(i, j), p1 = point(i, j + 1)
+    let t0 = columnTangent(i, j), t1 = columnTangent(i, j + 1)
+    return (p0, p0 + t0 / 3, p1 - t1 / 3, p1)
+  }
+
+  @inline(__always) func point(_ i: Int, _ j: Int) -> Point { points[j * width + i] }
+
+  /// Catmull-Rom: half the step between the neighbours inside, the one-sided step at the ends.
+  private func rowTangent(_ i: Int, _ j: Int) -> Point {
+    if i == 0 { return point(1, j) - point(0, j) }
+    if i == width - 1 { return point(i, j) - point(i - 1, j) }
+    return (point(i + 1, j) - point(i - 1, j)) / 2
+  }
+
+  private func columnTangent(_ i: Int, _ j: Int) -> Point {
+    if j == 0 { return point(i, 1) - point(i, 0) }
+    if j == height - 1 { return point(i, j) - point(i, j - 1) }
+    return (point(i, j + 1) - point(i, j - 1)) / 2
+  }
+
+  // MARK: - Evaluation
+
+  /// The place of patch `(i, j)` at patch coordinates `(u, v)` in 0...1, in unit coordinates.
+  /// On the patch's border it is exactly its edge curve, so neighbouring patches meet without gaps.
+  public func position(patch i: Int, _ j: Int, u: Float, v: Float) -> Point {
+    let top = MeshMath.bezier(rowControls(i, j), u)
+    if v == 0 { return top }
+    let bottom = MeshMath.bezier(rowControls(i, j + 1), u)
+    if v == 1 { return bottom }
+    let left = MeshMath.bezier(columnControls(i, j), v)
+    if u == 0 { return left }
+    let right = MeshMath.bezier(columnControls(i + 1, j), v)
+    if u == 1 { return right }
+    let p00 = point(i, j), p10 = point(i + 1, j), p01 = point(i, j + 1), p11 = point(i + 1, j + 1)
+    // Coons: the two ruled surfaces minus the bilinear one they both contain.
+    let ruledV = top * (1 - v) + bottom * v
+    let ruledU = left * (1 - u) + right * u
+    let bilinear = (p00 * (1 - u) + p10 * u) * (1 - v) + (p01 * (1 - u) + p11 * u) * v
+    return ruledV + ruledU - bilinear
+  }
+
+  /// The premultiplied color of patch `(i, j)` at patch coordinates `(u, v)` in 0...1.
+  public func color(patch i: Int, _ j: Int, u: Float, v: Float) -> Pixel {
+    let c00 = pixel(i, j), c10 = pixel(i + 1, j), c01 = pixel(i, j + 1), c11 = pixel(i + 1, j + 1)
+    guard smoothsColors else {
+      return (c00 * (1 - u) + c10 * u) * (1 - v) + (c01 * (1 - u) + c11 * u) * v
+    }
+    let hu = MeshMath.hermite(u), hv = MeshMath.hermite(v)
+    // Values, then u-derivatives, then v-derivatives; the twist terms are zero.
+    var c = (c00 * hu.h00 + c10 * hu.h01) * hv.h00 + (c01 * hu.h00 + c11 * hu.h01) * hv.h01
+    c += (du(i, j) * hu.h10 + du(i + 1, j) * hu.h11) * hv.h00
+    c += (du(i, j + 1) * hu.h10 + du(i + 1, j + 1) * hu.h11) * hv.h01
+    c += (dv(i, j) * hv.h10 + dv(i, j + 1) * hv.h11) * hu.h00
+    c += (dv(i + 1, j) * hv.h10 + dv(i + 1, j + 1) * hv.h11) * hu.h01
+    // Hermite curves may overshoot; a coverage above 1 or below 0 means nothing.
+    c.w = min(max(c.w, 0), 1)
+    return c
+  }
+
+  @inline(__always) private func pixel(_ i: Int, _ j: Int) -> Pixel { colors[j * width + i].premultiplied }
+
+  /// Catmull-Rom derivative of the color along a row, per patch width.
+  private func du(_ i: Int, _ j: Int) -> Pixel {
+    if i == 0 { return pixel(1, j) - pixel(0, j) }
+    if i == width - 1 { return pixel(i, j) - pixel(i - 1, j) }
+    return (pixel(i + 1, j) - pixel(i - 1, j)) / 2
+  }
+
+  private func dv(_ i: Int, _ j: Int) -> Pixel {
+    if j == 0 { return pixel(i, 1) - pixel(i, 0) }
+    if j == height - 1 { return pixel(i, j) - pixel(i, j - 1) }
+    return (pixel(i, j + 1) - pixel(i, j - 1)) / 2
+  }
+}
+
+/// The curve pieces the mesh is made of.
+enum MeshMath {
+  /// The point at `t` of a cubic Bézier.
+  @inline(__always) static func bezier(_ c: (Point, Point, Point, Point), _ t: Float) -> Point {
+    let s = 1 - t
+    let a = s * s * s, b = 3 * s * s * t, d = 3 * s * t * t, e = t * t * t
+    return c.0 * a + c.1 * b + c.2 * d + c.3 * e
+  }
+
+  /// The cubic Hermite basis at `t`: weights of the start and end values (h00, h01) and of the
+  /// start and end derivatives (h10, h11).
+  @inline(__always) static func hermite(_ t: Float) -> (h00: Float, h01: Float, h10: Float, h11: Float) {
+    let t2 = t * t, t3 = t2 * t
+    return (2 * t3 - 3 * t2 + 1, -2 * t3 + 3 * t2, t3 - 2 * t2 + t, t3 - t2)
+  }
+}

@@ -1,0 +1,138 @@
+import CLibAV
+import Foundation
+
+/// A sound file re-encoded beside the video: AAC in MP4/MOV, Opus in WebM, 48 kHz stereo, cut or
+/// padded with silence to exactly the video's length.
+///
+/// The whole track is decoded up front (a minute of stereo float is 23 MB) so the writer can hand
+/// the muxer audio in step with the video, and the interleaving stays even.
+final class AudioEncoder {
+  static let sampleRate = 48000
+  static let channelCount = 2
+  let stream: UnsafeMutablePointer<AVStream>
+  private let context: CodecContext
+  private let frame: Frame
+  private let packet: Packet
+  private let samples: [Float]  // interleaved stereo, exactly `totalSamples` long
+  let totalSamples: Int
+  private var sent = 0
+  private let frameSize: Int
+  private let planar: Bool
+  private let path: String
+  /// Samples to add to each timestamp so the audio starts at 0 (see `drain`).
+  private var shift: Int64 = 0
+
+  init(track: AudioTrack, settings: OutputSettings, output: OutputContext, path: String) throws {
+    self.path = path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: track.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+      throw VideoError.io("\(track.path): no such audio file")
+    }
+    let rate = Self.sampleRate
+    totalSamples = (settings.frameCount * rate + settings.fps / 2) / settings.fps
+    let decoder = try AudioDecoder(path: track.path, rate: rate, channels: Self.channelCount)
+    var all: [Float] = []
+    all.reserveCapacity(totalSamples * Self.channelCount)
+    let wanted = totalSamples * Self.channelCount
+    try decoder.forEachBlock { block in
+      all.append(contentsOf: block.prefix(wanted - all.count))
+      return all.count < wanted
+    }
+    if all.isEmpty { throw VideoError.invalidSettings("\(track.path): the audio stream holds no samples") }
+    all.append(contentsOf: repeatElement(0, count: wanted - all.count))  // silence after a short sound
+    samples = all
+
+    let name = settings.format == .webm ? "libopus" : "aac"
+    guard let codec = avcodec_find_encoder_by_name(name) else {
+      throw VideoError.libav(function: "avcodec_find_encoder_by_name", code: clibav_error(ENOSYS), message: "this FFmpeg has no \(name) encoder", path: path)
+    }
+    context = try CodecContext(codec: codec, path: path)
+    let c = context.pointer
+    var formats: [AVSampleFormat] = []
+    if var next = codec.pointee.sample_fmts {
+      while next.pointee != AV_SAMPLE_FMT_NONE {
+        formats.append(next.pointee)
+        next += 1
+      }
+    }
+    planar = formats.contains(AV_SAMPLE_FMT_FLTP)
+    guard planar || formats.contains(AV_SAMPLE_FMT_FLT) else {
+      throw VideoError.libav(function: "avcodec_open2", code: clibav_error(EINVAL), message: "\(name) takes no float samples", path: path)
+    }
+    c.pointee.sample_fmt = planar ? AV_SAMPLE_FMT_FLTP : AV_SAMPLE_FMT_FLT
+    c.pointee.sample_rate = Int32(rate)
+    av_channel_layout_default(&c.pointee.ch_layout, Int32(Self.channelCount))
+    c.pointee.bit_rate = name == "aac" ? 160_000 : 128_000
+    c.pointee.time_base = AVRational(num: 1, den: Int32(rate))
+    c.pointee.thread_count = 1
+    c.pointee.flags |= Int32(AV_CODEC_FLAG_BITEXACT)
+    if Int32(output.pointer.pointee.oformat.pointee.flags) & AVFMT_GLOBALHEADER != 0 {
+      c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
+    }
+    try check(avcodec_open2(c, codec, nil), "avcodec_open2 (\(name))", path: path)
+    frameSize = c.pointee.frame_size > 0 ? Int(c.pointee.frame_size) : 960
+    // Opus packets start at -pre-skip (312 samples); WebM allows no negative times, so the muxer
+    // would move every stream, and the video would start 7 ms late. Starting the audio at 0
+    // instead delays the sound by 6.5 ms, which no one hears. MP4 takes the priming in an edit.
+    if settings.format == .webm { shift = Int64(c.pointee.initial_padding) }
+    guard let stream = avformat_new_stream(output.pointer, nil) else {
+      throw VideoError.libav(function: "avformat_new_stream", code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+    }
+    self.stream = stream
+    try check(avcodec_parameters_from_context(stream.pointee.codecpar, c), "avcodec_parameters_from_context", path: path)
+    stream.pointee.time_base = c.pointee.time_base
+
+    frame = try Frame(path: path)
+    frame.pointer.pointee.nb_samples = Int32(frameSize)
+    frame.pointer.pointee.format = c.pointee.sample_fmt.rawValue
+    frame.pointer.pointee.sample_rate = Int32(rate)
+    try check(av_channel_layout_copy(&frame.pointer.pointee.ch_layout, &c.pointee.ch_layout), "av_channel_layout_copy", path: path)
+    try check(av_frame_get_buffer(frame.pointer, 0), "av_frame_get_buffer", path: path)
+    packet = try Packet(path: path)
+  }
+
+  /// Encodes whole frames of samples up to `sampleCount` (all that is left when `final`), then
+  /// flushes when `final`, passing each packet to `write`.
+  func encode(upTo sampleCount: Int, final: Bool, write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+    let limit = min(sampleCount, totalSamples)
+    while sent < totalSamples && (sent + frameSize <= limit || (final && sent < totalSamples)) {
+      let count = min(frameSize, totalSamples - sent)
+      let f = frame.pointer
+      try check(av_frame_make_writable(f), "av_frame_make_writable", path: path)
+      f.pointee.nb_samples = Int32(count)
+      f.pointee.pts = Int64(sent)
+      samples.withUnsafeBufferPointer { source in
+        if planar {
+          for channel in 0..<Self.channelCount {
+            guard let data = f.pointee.extended_data[channel] else { continue }
+            let destination = UnsafeMutableRawPointer(data).assumingMemoryBound(to: Float.self)
+            for i in 0..<count { destination[i] = source[(sent + i) * Self.channelCount + channel] }
+          }
+        } else if let data = f.pointee.extended_data[0] {
+          let destination = UnsafeMutableRawPointer(data).assumingMemoryBound(to: Float.self)
+          for i in 0..<(count * Self.channelCount) { destination[i] = source[sent * Self.channelCount + i] }
+        }
+      }
+      try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame (audio)", path: path)
+      sent += count
+      try drain(write)
+    }
+    if final {
+      try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL) (audio)", path: path)
+      try drain(write)
+    }
+  }
+
+  private func drain(_ write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+    while true {
+      let code = avcodec_receive_packet(context.pointer, packet.pointer)
+      if code == errorAgain || code == errorEOF { return }
+      try check(code, "avcodec_receive_packet (audio)", path: path)
+      if packet.pointer.pointee.pts != clibav_nopts { packet.pointer.pointee.pts += shift }
+      if packet.pointer.pointee.dts != clibav_nopts { packet.pointer.pointee.dts += shift }
+      av_packet_rescale_ts(packet.pointer, context.pointer.pointee.time_base, stream.pointee.time_base)
+      packet.pointer.pointee.stream_index = stream.pointee.index
+      try write(packet.pointer)
+    }
+  }
+}

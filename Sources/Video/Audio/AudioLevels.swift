@@ -1,0 +1,203 @@
+import CLibAV
+import Foundation
+
+/// How loud a sound file is at each video frame, for effects that follow a voice.
+public enum AudioLevels {
+  /// Levels at or below this many dBFS count as silence (0).
+  public static let floorDecibels = -50.0
+  /// Levels at or above this many dBFS count as full (1).
+  public static let ceilingDecibels = -10.0
+
+  /// The loudness under each of `frameCount` video frames at `fps`, from 0 (silence) to 1.
+  ///
+  /// The sound is mixed to mono (the mean of its channels); frame i covers the samples from
+  /// i/fps to (i+1)/fps, and its RMS in dBFS maps linearly from -50...-10 dB to 0...1 (clamped),
+  /// roughly from a quiet room to a raised voice. Frames after the sound ends are 0.
+  /// Throws `VideoError.io` for a missing file, `.libav` for one libav cannot read or decode,
+  /// and `.invalidSettings` for a file with no audio or only silence.
+  public static func envelope(path: String, fps: Int, frameCount: Int) throws -> [Double] {
+    guard fps > 0, frameCount > 0 else {
+      throw VideoError.invalidSettings("audio levels need fps and frame count above 0, got \(fps) and \(frameCount)")
+    }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+      throw VideoError.io("\(path): no such audio file")
+    }
+    av_log_set_level(AV_LOG_ERROR)
+    let decoder = try AudioDecoder(path: path)
+    let rate = decoder.sampleRate
+    var sums = [Double](repeating: 0, count: frameCount)
+    var counts = [Int](repeating: 0, count: frameCount)
+    var position = 0  // samples so far
+    var peak: Float = 0
+    let lastSample = (frameCount * rate + fps - 1) / fps
+    try decoder.forEachMonoBlock { samples in
+      for sample in samples {
+        if position >= lastSample { return false }
+        let frame = min(position * fps / rate, frameCount - 1)
+        sums[frame] += Double(sample) * Double(sample)
+        counts[frame] += 1
+        peak = max(peak, abs(sample))
+        position += 1
+      }
+      return true
+    }
+    if position == 0 {
+      throw VideoError.invalidSettings("\(path): the audio stream holds no samples")
+    }
+    if peak == 0 {
+      throw VideoError.invalidSettings("\(path): the audio is silent; expected a voice recording")
+    }
+    return (0..<frameCount).map { i in
+      guard counts[i] > 0 else { return 0 }
+      let rms = (sums[i] / Double(counts[i])).squareRoot()
+      guard rms > 0 else { return 0 }
+      let decibels = 20 * log10(rms)
+      return min(max((decibels - floorDecibels) / (ceilingDecibels - floorDecibels), 0), 1)
+    }
+  }
+}
+
+/// Decodes a file's first audio stream to interleaved float samples, optionally resampled.
+final class AudioDecoder {
+  let path: String
+  /// The rate and channel count of the samples handed out.
+  let sampleRate: Int
+  let channels: Int
+  private let input: InputContext
+  private let context: CodecContext
+  private let resampler: Resampler
+  private let streamIndex: Int32
+
+  /// Decodes at the source's rate and channels, or converts to `rate` and `channels` if given.
+  init(path: String, rate outputRate: Int? = nil, channels outputChannels: Int? = nil) throws {
+    self.path = path
+    input = try InputContext(path: path)
+    try check(avformat_find_stream_info(input.pointer, nil), "avformat_find_stream_info", path: path)
+    let index = av_find_best_stream(input.pointer, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+    if index < 0 {
+      throw VideoError.invalidSettings("\(path): no audio stream found")
+    }
+    streamIndex = index
+    guard let stream = input.pointer.pointee.streams[Int(index)], let parameters = stream.pointee.codecpar,
+      let codec = avcodec_find_decoder(parameters.pointee.codec_id)
+    else {
+      throw VideoError.libav(function: "avcodec_find_decoder", code: clibav_error(ENOSYS), message: "no decoder for this audio", path: path)
+    }
+    context = try CodecContext(codec: codec, path: path)
+    try check(avcodec_parameters_to_context(context.pointer, parameters), "avcodec_parameters_to_context", path: path)
+    try check(avcodec_open2(context.pointer, codec, nil), "avcodec_open2", path: path)
+    let rate = Int(context.pointer.pointee.sample_rate)
+    let sourceChannels = Int(context.pointer.pointee.ch_layout.nb_channels)
+    guard rate > 0, sourceChannels > 0 else {
+      throw VideoError.libav(function: "avcodec_open2", code: clibav_error(EINVAL), message: "audio without a sample rate or channels", path: path)
+    }
+    sampleRate = outputRate ?? rate
+    channels = outputChannels ?? sourceChannels
+    if context.pointer.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+      av_channel_layout_default(&context.pointer.pointee.ch_layout, Int32(sourceChannels))
+    }
+    var layout = AVChannelLayout()
+    if outputChannels != nil {
+      av_channel_layout_default(&layout, Int32(channels))
+    } else {
+      try check(av_channel_layout_copy(&layout, &context.pointer.pointee.ch_layout), "av_channel_layout_copy", path: path)
+    }
+    defer { av_channel_layout_uninit(&layout) }
+    resampler = try Resampler(
+      from: &context.pointer.pointee.ch_layout, format: context.pointer.pointee.sample_fmt, rate: rate,
+      to: &layout, format: AV_SAMPLE_FMT_FLT, rate: sampleRate, path: path)
+  }
+
+  /// Calls `body` with each block of interleaved samples until it returns false or the file ends.
+  func forEachBlock(_ body: ([Float]) throws -> Bool) throws {
+    let packet = try Packet(path: path)
+    let frame = try Frame(path: path)
+    var interleaved: [Float] = []
+    /// Converts `count` samples at `data` (nil flushes the resampler); false when `body` is done.
+    func convert(_ data: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ count: Int) throws -> Bool {
+      let capacity = Int(swr_get_out_samples(resampler.pointer, Int32(count))) + 256
+      interleaved = [Float](repeating: 0, count: capacity * channels)
+      let converted = try interleaved.withUnsafeMutableBytes { raw -> Int32 in
+        var out: UnsafeMutablePointer<UInt8>? = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        let input = data.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: UnsafePointer<UInt8>?.self) }
+        return try check(swr_convert(resampler.pointer, &out, Int32(capacity), input, Int32(count)), "swr_convert", path: path)
+      }
+      guard converted > 0 else { return true }
+      interleaved.removeLast(interleaved.count - Int(converted) * channels)
+      return try body(interleaved)
+    }
+    func receive() throws -> Bool {
+      while true {
+        let code = avcodec_receive_frame(context.pointer, frame.pointer)
+        if code == errorAgain { return true }
+        if code == errorEOF {
+          _ = try convert(nil, 0)  // what the resampler still holds
+          return false
+        }
+        try check(code, "avcodec_receive_frame", path: path)
+        defer { av_frame_unref(frame.pointer) }
+        if try !convert(frame.pointer.pointee.extended_data, Int(frame.pointer.pointee.nb_samples)) { return false }
+      }
+    }
+    var ended = false
+    while !ended {
+      let code = av_read_frame(input.pointer, packet.pointer)
+      if code == errorEOF {
+        try check(avcodec_send_packet(context.pointer, nil), "avcodec_send_packet(NULL)", path: path)
+        ended = true
+      } else {
+        try check(code, "av_read_frame", path: path)
+        defer { av_packet_unref(packet.pointer) }
+        guard packet.pointer.pointee.stream_index == streamIndex else { continue }
+        try check(avcodec_send_packet(context.pointer, packet.pointer), "avcodec_send_packet", path: path)
+      }
+      if try !receive() { return }
+    }
+  }
+
+  /// Calls `body` with each block mixed to mono (the mean of the channels).
+  func forEachMonoBlock(_ body: ([Float]) throws -> Bool) throws {
+    let channels = self.channels
+    var mono: [Float] = []
+    try forEachBlock { block in
+      mono.removeAll(keepingCapacity: true)
+      for i in 0..<(block.count / channels) {
+        var sum: Float = 0
+        for c in 0..<channels { sum += block[i * channels + c] }
+        mono.append(sum / Float(channels))
+      }
+      return try body(mono)
+    }
+  }
+}
+
+/// A libswresample context.
+final class Resampler {
+  let pointer: OpaquePointer
+
+  init(
+    from inLayout: UnsafeMutablePointer<AVChannelLayout>, format inFormat: AVSampleFormat, rate inRate: Int,
+    to outLayout: UnsafeMutablePointer<AVChannelLayout>, format outFormat: AVSampleFormat, rate outRate: Int, path: String
+  ) throws {
+    var context: OpaquePointer? = nil
+    try check(
+      swr_alloc_set_opts2(&context, outLayout, outFormat, Int32(outRate), inLayout, inFormat, Int32(inRate), 0, nil),
+      "swr_alloc_set_opts2", path: path)
+    guard let context else {
+      throw VideoError.libav(function: "swr_alloc_set_opts2", code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+    }
+    pointer = context
+    let code = swr_init(context)
+    if code < 0 {
+      var doomed: OpaquePointer? = context
+      swr_free(&doomed)
+      try check(code, "swr_init", path: path)
+    }
+  }
+
+  deinit {
+    var context: OpaquePointer? = pointer
+    swr_free(&context)
+  }
+}
