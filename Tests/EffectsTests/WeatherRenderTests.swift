@@ -16,14 +16,15 @@ private struct WholeCycles: MotionPlan {
 /// Renders the weather effect at `time` into a `width x height` point frame at `scale`.
 private func render(
   _ values: [String: String], at time: Double, width: Double = 90, height: Double = 160, scale: Float = 0.5,
-  environment: RenderEnvironment = RenderEnvironment(), plan: (any MotionPlan)? = nil
+  environment: RenderEnvironment = RenderEnvironment(), plan: (any MotionPlan)? = nil,
+  recorder: MotionRecorder? = nil
 ) -> Image {
   var given: [String: ParameterValue] = [:]
   for (name, text) in values { given[name] = try! Weather.info.parameter(named: name)!.parse(text) }
   let effect = Weather(values: ParameterValues(specs: Weather.info.parameters, given: given), environment: environment)
   let image = Image(width: Int(width * Double(scale)), height: Int(height * Double(scale)))
   var context = Surface(image: image, scale: scale).context()
-  effect.draw(in: &context, clock: Clock(time: time, plan: plan))
+  effect.draw(in: &context, clock: Clock(time: time, plan: plan, recorder: recorder))
   return image
 }
 
@@ -153,5 +154,24 @@ private func meanBrightness(_ image: Image) -> Float {
       worst = max(worst, abs(d.x), abs(d.y), abs(d.z), abs(d.w))
     }
     return worst
+  }
+
+  /// The loop planner's own plan at its default length for the weather: quantized rates, and
+  /// crossfaded clouds and fog where their slow drift cannot be quantized.
+  @Test(arguments: Weather.Kind.allCases)
+  func theDefaultPlanLoops(kind: Weather.Kind) throws {
+    let recorder = MotionRecorder()
+    _ = render(["weather": kind.rawValue], at: 0, recorder: recorder)
+    #expect(!recorder.motions.isEmpty)
+    if kind == .thunderstorm {
+      #expect(recorder.motions.contains { $0.layer == "lightning" && $0.kind == .schedule })
+    }
+    let fps = Weather.defaultFPS(for: kind)
+    let length = try LoopPlanner.defaultLength(motions: recorder.motions, fps: fps, lengthQuantum: 6)
+    let plan = try LoopPlanner.plan(motions: recorder.motions, length: length, fps: fps, lengthQuantum: 6)
+    #expect(length.truncatingRemainder(dividingBy: 6) == 0)
+    let first = render(["weather": kind.rawValue], at: 0, plan: plan)
+    let again = render(["weather": kind.rawValue], at: length, plan: plan)
+    #expect(largestDifference(first, again) < 2e-3, "\(kind) over \(length) s")
   }
 }

@@ -35,7 +35,8 @@ enum WeatherClouds {
     let cloudWidth = width * 0.9
     let band = Double(index % 3)
     let travel = width + cloudWidth
-    let moved = clock.phase(8 + band * 7, period: travel, layer: "clouds", name: "cloud\(index).x", soft: true)
+    let moved = clock.phase(8 + band * 7, period: travel, layer: "clouds", name: "cloud\(index).x", soft: true,
+                            kind: .wrap)
     return WeatherMath.wrap(WeatherMath.noise(index, .x) * travel + moved, over: travel) - cloudWidth
   }
 

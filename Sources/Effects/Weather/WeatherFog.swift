@@ -34,7 +34,7 @@ enum WeatherFog {
     for index in 0..<bands {
       let direction: Double = index.isMultiple(of: 2) ? 1 : -1
       let moved = clock.phase((5 + Double(index) * 2) * direction, period: travel, layer: "fog",
-                              name: "band\(index).x", soft: true)
+                              name: "band\(index).x", soft: true, kind: .wrap)
       let x = WeatherMath.wrap(WeatherMath.noise(index, .x) * travel + moved, over: travel) - bandWidth
       let y = size.height * (0.18 + Double(index) * 0.1)
       let band = Path(ellipseIn: Rect(x: x, y: y, width: bandWidth, height: size.height * 0.14))

@@ -54,11 +54,11 @@ public enum WeatherMath {
 
   /// Where the clock is in the lightning schedule, and the cycle index for the bolt.
   static func lightning(_ clock: Clock) -> (moment: Double, cycle: Int) {
-    let rate = clock.rate(1, period: lightningCycle, layer: "lightning", name: "flash")
-    let moment = rate * clock.time
+    // A schedule keeps its exact timing: a plan only accepts loops of whole 6 s cycles.
+    let moment = clock.scheduleTime(cycle: lightningCycle, layer: "lightning", name: "flash")
     var cycles: Int?
     if let plan = clock.plan {
-      cycles = max(1, Int((rate * plan.length / lightningCycle).rounded()))
+      cycles = max(1, Int((plan.length / lightningCycle).rounded()))
     }
     return (moment, cycle(at: moment, cycles: cycles))
   }

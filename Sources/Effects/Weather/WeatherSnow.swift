@@ -12,8 +12,8 @@ enum WeatherSnow {
     var near = Path()
     var far = Path()
     let travel = size.height + 20
-    let nearFall = clock.phase(50, period: travel, layer: "snow.near", name: "y")
-    let farFall = clock.phase(25, period: travel, layer: "snow.far", name: "y")
+    let nearFall = clock.phase(50, period: travel, layer: "snow.near", name: "y", kind: .wrap)
+    let farFall = clock.phase(25, period: travel, layer: "snow.far", name: "y", kind: .wrap)
     for index in 0..<count {
       let isNear = index % 3 == 0
       let depth = isNear ? 1.0 : 0.5
