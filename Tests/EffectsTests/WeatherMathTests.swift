@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Timing
+
 @testable import Effects
 
 @Suite struct WeatherMathTests {
@@ -95,6 +96,8 @@ import Timing
     #expect(Weather.defaultFPS(for: .rain) == 60 && Weather.defaultFPS(for: .fog) == 30)
     #expect(EffectRegistry.type(named: "weather") != nil)
     let spec = Weather.info.parameter(named: "sequence")!
-    #expect((try? spec.parse("rain:2, clear-night:1.5")) == .steps([.init(value: "rain", seconds: 2), .init(value: "clearNight", seconds: 1.5)]))
+    #expect(
+      (try? spec.parse("rain:2, clear-night:1.5"))
+        == .steps([.init(value: "rain", seconds: 2), .init(value: "clearNight", seconds: 1.5)]))
   }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Raster
 import Testing
 import Timing
+
 @testable import Effects
 
 /// A loop plan that runs every motion a whole number of cycles in `length` seconds.
@@ -77,8 +78,10 @@ private func meanBrightness(_ image: Image) -> Float {
     (.snow, 90, 160, 0.5, true, true),
     (.fog, 90, 1600, 0.1, true, false),
   ])
-  func theSkyHasTheSeedsColors(kind: Weather.Kind, width: Double, height: Double, scale: Float,
-                               top: Bool, bottom: Bool) {
+  func theSkyHasTheSeedsColors(
+    kind: Weather.Kind, width: Double, height: Double, scale: Float,
+    top: Bool, bottom: Bool
+  ) {
     let image = render(["weather": kind.rawValue], at: 3.3, width: width, height: height, scale: scale)
     if top { #expect(skyError(image, kind, row: 0) <= 2.0 / 255, "\(kind) top") }
     if bottom { #expect(skyError(image, kind, row: image.height - 1) <= 2.0 / 255, "\(kind) bottom") }
@@ -86,8 +89,9 @@ private func meanBrightness(_ image: Image) -> Float {
 
   /// The brightest pixel of a clear day: near the sun, in the top trailing corner.
   private func brightest(rightToLeft: Bool) -> (x: Double, y: Double) {
-    let image = render(["weather": "clearDay"], at: 3.3, width: 400, height: 300, scale: 0.25,
-                       environment: RenderEnvironment(rightToLeft: rightToLeft))
+    let image = render(
+      ["weather": "clearDay"], at: 3.3, width: 400, height: 300, scale: 0.25,
+      environment: RenderEnvironment(rightToLeft: rightToLeft))
     var best = (x: 0, y: 0, v: -Float.infinity)
     for y in 0..<image.height {
       for x in 0..<image.width {
@@ -108,8 +112,10 @@ private func meanBrightness(_ image: Image) -> Float {
   @Test func lightningBrightensTheStormOnlyWithoutReduceMotion() {
     let flash = meanBrightness(render(["weather": "thunderstorm"], at: 0.49))
     let dark = meanBrightness(render(["weather": "thunderstorm"], at: 3.3))
-    let still = meanBrightness(render(["weather": "thunderstorm"], at: 0.49,
-                                      environment: RenderEnvironment(reduceMotion: true)))
+    let still = meanBrightness(
+      render(
+        ["weather": "thunderstorm"], at: 0.49,
+        environment: RenderEnvironment(reduceMotion: true)))
     #expect(flash > dark + 0.2)
     #expect(flash > still + 0.2)
   }

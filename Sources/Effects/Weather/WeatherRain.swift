@@ -13,8 +13,10 @@ enum WeatherRain {
   /// How fast a near drop falls, in points a second.
   static let fallSpeed = 700.0
 
-  static func draw(in context: inout GraphicsContext, size: (width: Double, height: Double), clock: Clock,
-                   drops: Int) {
+  static func draw(
+    in context: inout GraphicsContext, size: (width: Double, height: Double), clock: Clock,
+    drops: Int
+  ) {
     var near = Path()
     var far = Path()
     let travel = size.height + 60

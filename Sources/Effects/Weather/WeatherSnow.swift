@@ -19,8 +19,9 @@ enum WeatherSnow {
       let depth = isNear ? 1.0 : 0.5
       let y = WeatherMath.wrap(WeatherMath.noise(index, .y) * travel + (isNear ? nearFall : farFall), over: travel) - 10
       let swayRate = 0.5 + WeatherMath.noise(index, .speed)
-      let swayPhase = clock.phase(swayRate, period: 2 * .pi, layer: isNear ? "snow.near" : "snow.far",
-                                  name: "flake\(index).sway")
+      let swayPhase = clock.phase(
+        swayRate, period: 2 * .pi, layer: isNear ? "snow.near" : "snow.far",
+        name: "flake\(index).sway")
       let sway = sin(swayPhase + WeatherMath.noise(index, .phase) * 2 * .pi) * 14 * depth
       let x = WeatherMath.noise(index, .x) * size.width + sway
       let radius = (1.3 + WeatherMath.noise(index, .size) * 2) * depth

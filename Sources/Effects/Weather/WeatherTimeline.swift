@@ -40,8 +40,10 @@ struct WeatherTimeline: Sendable {
   func sky(at time: Double) -> (top: Color, bottom: Color) {
     let moment = steps.moment(at: time)
     guard moment.leaving != nil else { return moment.current.skyColors }  // no round trip at rest
-    return (WeatherTimeline.color(ColorInterpolation.color(fromCarrier: top.value(at: time))),
-            WeatherTimeline.color(ColorInterpolation.color(fromCarrier: bottom.value(at: time))))
+    return (
+      WeatherTimeline.color(ColorInterpolation.color(fromCarrier: top.value(at: time))),
+      WeatherTimeline.color(ColorInterpolation.color(fromCarrier: bottom.value(at: time)))
+    )
   }
 
   static func vector(_ c: Color) -> SIMD4<Double> {
