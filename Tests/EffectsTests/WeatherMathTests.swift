@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Timing
+
 @testable import Effects
 
 @Suite struct WeatherMathTests {
@@ -68,29 +69,6 @@ import Timing
     #expect(WeatherMath.cycle(at: -0.5, cycles: 2) == 1)
   }
 
-  @Test func easeInOutIsSwiftUIs() {
-    #expect(WeatherMath.easeInOut(0) == 0)
-    #expect(WeatherMath.easeInOut(1) == 1)
-    #expect(WeatherMath.easeInOut(-1) == 0)
-    #expect(abs(WeatherMath.easeInOut(0.5) - 0.5) < 1e-9)
-    // The Bézier (0.42, 0), (0.58, 1) at parameter s = 0.25 sits at x = 0.274375, y = 0.15625.
-    #expect(abs(WeatherMath.easeInOut(0.274375) - 0.15625) < 1e-9)
-    var last = 0.0
-    for i in 1...100 {
-      let v = WeatherMath.easeInOut(Double(i) / 100)
-      #expect(v >= last)
-      last = v
-    }
-  }
-
-  @Test func colorCarrierRoundTrips() {
-    for kind in Weather.Kind.allCases {
-      let c = kind.skyColors.top
-      let back = WeatherMath.color(fromCarrier: WeatherMath.carrier(c))
-      #expect(abs(back.red - c.red) < 1e-5 && abs(back.green - c.green) < 1e-5 && abs(back.blue - c.blue) < 1e-5)
-    }
-  }
-
   @Test func aChangeMidFadeLeavesTheArrivingWeatherAtFullStrength() {
     let timeline = WeatherTimeline(weather: .clearDay, steps: [(.rain, 1), (.snow, 0.5), (.fog, 1)])
     #expect(timeline.weathers(at: 0.5).map(\.weather) == [.rain])
@@ -99,11 +77,15 @@ import Timing
     #expect(mid[0].opacity == 1 && mid[1].opacity == 0)
     let later = timeline.weathers(at: 2.0)
     #expect(abs(later[0].opacity - 0.5) < 1e-9 && abs(later[1].opacity - 0.5) < 1e-9)
+    #expect(later.allSatisfy { $0.time == 2.0 })  // every weather reads the same time
     #expect(timeline.weathers(at: 2.6).map(\.weather) == [.fog])
     // The same weather twice in a row is no change.
     let held = WeatherTimeline(weather: .clearDay, steps: [(.rain, 1), (.rain, 1)])
-    #expect(held.changes.isEmpty)
+    #expect(held.steps.changes.isEmpty)
     #expect(WeatherTimeline(weather: .fog, steps: []).weathers(at: 9).map(\.weather) == [.fog])
+    // The sky rests exactly on its colors outside fades.
+    #expect(timeline.sky(at: 0.5).top == Weather.Kind.rain.skyColors.top)
+    #expect(timeline.sky(at: 9).bottom == Weather.Kind.fog.skyColors.bottom)
   }
 
   @Test func theInfoDescribesTheEffect() {
@@ -114,6 +96,8 @@ import Timing
     #expect(Weather.defaultFPS(for: .rain) == 60 && Weather.defaultFPS(for: .fog) == 30)
     #expect(EffectRegistry.type(named: "weather") != nil)
     let spec = Weather.info.parameter(named: "sequence")!
-    #expect((try? spec.parse("rain:2, clear-night:1.5")) == .steps([.init(value: "rain", seconds: 2), .init(value: "clearNight", seconds: 1.5)]))
+    #expect(
+      (try? spec.parse("rain:2, clear-night:1.5"))
+        == .steps([.init(value: "rain", seconds: 2), .init(value: "clearNight", seconds: 1.5)]))
   }
 }

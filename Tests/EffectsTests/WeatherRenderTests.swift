@@ -2,6 +2,7 @@ import Foundation
 import Raster
 import Testing
 import Timing
+
 @testable import Effects
 
 /// A loop plan that runs every motion a whole number of cycles in `length` seconds.
@@ -15,15 +16,16 @@ private struct WholeCycles: MotionPlan {
 
 /// Renders the weather effect at `time` into a `width x height` point frame at `scale`.
 private func render(
-  _ values: [String: String], at time: Double, width: Double = 90, height: Double = 160, scale: Float = 1,
-  environment: RenderEnvironment = RenderEnvironment(), plan: (any MotionPlan)? = nil
+  _ values: [String: String], at time: Double, width: Double = 90, height: Double = 160, scale: Float = 0.5,
+  environment: RenderEnvironment = RenderEnvironment(), plan: (any MotionPlan)? = nil,
+  recorder: MotionRecorder? = nil
 ) -> Image {
   var given: [String: ParameterValue] = [:]
   for (name, text) in values { given[name] = try! Weather.info.parameter(named: name)!.parse(text) }
   let effect = Weather(values: ParameterValues(specs: Weather.info.parameters, given: given), environment: environment)
   let image = Image(width: Int(width * Double(scale)), height: Int(height * Double(scale)))
   var context = Surface(image: image, scale: scale).context()
-  effect.draw(in: &context, clock: Clock(time: time, plan: plan))
+  effect.draw(in: &context, clock: Clock(time: time, plan: plan, recorder: recorder))
   return image
 }
 
@@ -69,15 +71,17 @@ private func meanBrightness(_ image: Image) -> Float {
   /// for clouds (they stay in the upper part) and fog (it stays below the top).
   @Test(arguments: [
     (Weather.Kind.clearDay, 400.0, 160.0, Float(0.25), true, true),
-    (.clearNight, 90, 160, 1, true, true),
+    (.clearNight, 90, 160, 0.5, true, true),
     (.cloudy, 90, 1600, 0.1, false, true),
     (.rain, 90, 1600, 0.1, false, true),
     (.thunderstorm, 90, 1600, 0.1, false, true),
-    (.snow, 90, 160, 1, true, true),
+    (.snow, 90, 160, 0.5, true, true),
     (.fog, 90, 1600, 0.1, true, false),
   ])
-  func theSkyHasTheSeedsColors(kind: Weather.Kind, width: Double, height: Double, scale: Float,
-                               top: Bool, bottom: Bool) {
+  func theSkyHasTheSeedsColors(
+    kind: Weather.Kind, width: Double, height: Double, scale: Float,
+    top: Bool, bottom: Bool
+  ) {
     let image = render(["weather": kind.rawValue], at: 3.3, width: width, height: height, scale: scale)
     if top { #expect(skyError(image, kind, row: 0) <= 2.0 / 255, "\(kind) top") }
     if bottom { #expect(skyError(image, kind, row: image.height - 1) <= 2.0 / 255, "\(kind) bottom") }
@@ -85,8 +89,9 @@ private func meanBrightness(_ image: Image) -> Float {
 
   /// The brightest pixel of a clear day: near the sun, in the top trailing corner.
   private func brightest(rightToLeft: Bool) -> (x: Double, y: Double) {
-    let image = render(["weather": "clearDay"], at: 3.3, width: 400, height: 300, scale: 0.25,
-                       environment: RenderEnvironment(rightToLeft: rightToLeft))
+    let image = render(
+      ["weather": "clearDay"], at: 3.3, width: 400, height: 300, scale: 0.25,
+      environment: RenderEnvironment(rightToLeft: rightToLeft))
     var best = (x: 0, y: 0, v: -Float.infinity)
     for y in 0..<image.height {
       for x in 0..<image.width {
@@ -107,8 +112,10 @@ private func meanBrightness(_ image: Image) -> Float {
   @Test func lightningBrightensTheStormOnlyWithoutReduceMotion() {
     let flash = meanBrightness(render(["weather": "thunderstorm"], at: 0.49))
     let dark = meanBrightness(render(["weather": "thunderstorm"], at: 3.3))
-    let still = meanBrightness(render(["weather": "thunderstorm"], at: 0.49,
-                                      environment: RenderEnvironment(reduceMotion: true)))
+    let still = meanBrightness(
+      render(
+        ["weather": "thunderstorm"], at: 0.49,
+        environment: RenderEnvironment(reduceMotion: true)))
     #expect(flash > dark + 0.2)
     #expect(flash > still + 0.2)
   }
@@ -125,10 +132,10 @@ private func meanBrightness(_ image: Image) -> Float {
       #expect(min(start[c], end[c]) + 0.01 < mid[c] && mid[c] < max(start[c], end[c]) - 0.01, "channel \(c)")
     }
     // Halfway in time is halfway along easeInOut, and the carrier mix decides the color.
-    let a = WeatherMath.carrier(Weather.Kind.clearNight.skyColors.top)
-    let b = WeatherMath.carrier(Weather.Kind.snow.skyColors.top)
-    let expected = WeatherMath.color(fromCarrier: a + (b - a) * 0.5).premultiplied
-    let gradient = skyColor(.snow, row: 0, rows: 160) - Weather.Kind.snow.skyColors.top.premultiplied
+    let a = WeatherTimeline.vector(Weather.Kind.clearNight.skyColors.top)
+    let b = WeatherTimeline.vector(Weather.Kind.snow.skyColors.top)
+    let expected = WeatherTimeline.color(ColorInterpolation.mix(a, b, 0.5)).premultiplied
+    let gradient = skyColor(.snow, row: 0, rows: 80) - Weather.Kind.snow.skyColors.top.premultiplied
     #expect(abs(mid.x - expected.x) < 3.0 / 255 + abs(gradient.x))
     #expect(abs(mid.z - expected.z) < 3.0 / 255 + abs(gradient.z))
   }
@@ -153,5 +160,24 @@ private func meanBrightness(_ image: Image) -> Float {
       worst = max(worst, abs(d.x), abs(d.y), abs(d.z), abs(d.w))
     }
     return worst
+  }
+
+  /// The loop planner's own plan at its default length for the weather: quantized rates, and
+  /// crossfaded clouds and fog where their slow drift cannot be quantized.
+  @Test(arguments: Weather.Kind.allCases)
+  func theDefaultPlanLoops(kind: Weather.Kind) throws {
+    let recorder = MotionRecorder()
+    _ = render(["weather": kind.rawValue], at: 0, recorder: recorder)
+    #expect(!recorder.motions.isEmpty)
+    if kind == .thunderstorm {
+      #expect(recorder.motions.contains { $0.layer == "lightning" && $0.kind == .schedule })
+    }
+    let fps = Weather.defaultFPS(for: kind)
+    let length = try LoopPlanner.defaultLength(motions: recorder.motions, fps: fps, lengthQuantum: 6)
+    let plan = try LoopPlanner.plan(motions: recorder.motions, length: length, fps: fps, lengthQuantum: 6)
+    #expect(length.truncatingRemainder(dividingBy: 6) == 0)
+    let first = render(["weather": kind.rawValue], at: 0, plan: plan)
+    let again = render(["weather": kind.rawValue], at: length, plan: plan)
+    #expect(largestDifference(first, again) < 2e-3, "\(kind) over \(length) s")
   }
 }

@@ -13,10 +13,12 @@ public struct Weather: Effect {
     name: "weather",
     summary: "An animated sky for a kind of weather: sun, stars, clouds, rain, storm, snow or fog.",
     parameters: [
-      ParameterSpec("weather", .choice(Kind.allCases.map(\.rawValue)), default: .choice(Kind.clearDay.rawValue),
-                    help: "The weather to draw."),
-      ParameterSpec("sequence", .steps(Kind.allCases.map(\.rawValue)), default: .steps([]),
-                    help: "Weathers one after another, each for its seconds, fading into the next; empty holds `weather`."),
+      ParameterSpec(
+        "weather", .choice(Kind.allCases.map(\.rawValue)), default: .choice(Kind.clearDay.rawValue),
+        help: "The weather to draw."),
+      ParameterSpec(
+        "sequence", .steps(Kind.allCases.map(\.rawValue)), default: .steps([]),
+        help: "Weathers one after another, each for its seconds, fading into the next; empty holds `weather`."),
     ],
     isTransparent: false,
     defaultFPS: 30,
@@ -47,8 +49,8 @@ public struct Weather: Effect {
     let sky = timeline.sky(at: clock.time)
     WeatherSky.draw(in: context, top: sky.top, bottom: sky.bottom)
     // Every weather reads the same time, so the one leaving goes on moving while it fades.
-    for (weather, opacity) in timeline.weathers(at: clock.time) where opacity > 0 {
-      drawEffects(of: weather, opacity: opacity, in: context, clock: clock)
+    for (weather, opacity, time) in timeline.weathers(at: clock.time) where opacity > 0 {
+      drawEffects(of: weather, opacity: opacity, in: context, clock: clock.at(time))
     }
   }
 
@@ -57,8 +59,9 @@ public struct Weather: Effect {
     let size = context.size
     switch weather {
     case .clearDay:
-      WeatherSun.draw(in: context, opacity: opacity, size: size, clock: clock,
-                      rightToLeft: environment.rightToLeft)
+      WeatherSun.draw(
+        in: context, opacity: opacity, size: size, clock: clock,
+        rightToLeft: environment.rightToLeft)
     case .clearNight:
       Weather.canvas(context, opacity) { WeatherStars.draw(in: &$0, size: size, clock: clock) }
     case .cloudy:
@@ -81,16 +84,16 @@ public struct Weather: Effect {
 }
 
 extension Weather {
-/// Draws one canvas: straight onto the context at full opacity, else into a layer composited once
-/// with `opacity`, as SwiftUI fades a canvas as a whole.
-static func canvas(_ context: GraphicsContext, _ opacity: Double, _ draw: (inout GraphicsContext) -> Void) {
-  if opacity >= 1 {
-    var direct = context
-    draw(&direct)
-  } else {
-    var faded = context
-    faded.opacity *= opacity
-    faded.drawLayer(draw)
+  /// Draws one canvas: straight onto the context at full opacity, else into a layer composited once
+  /// with `opacity`, as SwiftUI fades a canvas as a whole.
+  static func canvas(_ context: GraphicsContext, _ opacity: Double, _ draw: (inout GraphicsContext) -> Void) {
+    if opacity >= 1 {
+      var direct = context
+      draw(&direct)
+    } else {
+      var faded = context
+      faded.opacity *= opacity
+      faded.drawLayer(draw)
+    }
   }
-}
 }

@@ -16,8 +16,10 @@ enum WeatherClouds {
   ///
   /// Clouds are soft and slow: a loop plan may crossfade them over the end of the loop, so they
   /// are drawn once per clock sample and mixed.
-  static func draw(in context: GraphicsContext, opacity: Double, size: (width: Double, height: Double),
-                   clock: Clock, color: Color, alpha: Double) {
+  static func draw(
+    in context: GraphicsContext, opacity: Double, size: (width: Double, height: Double),
+    clock: Clock, color: Color, alpha: Double
+  ) {
     var faded = context
     faded.opacity *= opacity
     let samples = clock.samples(for: "clouds")
@@ -35,12 +37,16 @@ enum WeatherClouds {
     let cloudWidth = width * 0.9
     let band = Double(index % 3)
     let travel = width + cloudWidth
-    let moved = clock.phase(8 + band * 7, period: travel, layer: "clouds", name: "cloud\(index).x", soft: true)
+    let moved = clock.phase(
+      8 + band * 7, period: travel, layer: "clouds", name: "cloud\(index).x", soft: true,
+      kind: .wrap)
     return WeatherMath.wrap(WeatherMath.noise(index, .x) * travel + moved, over: travel) - cloudWidth
   }
 
-  private static func drawClouds(in layer: inout GraphicsContext, size: (width: Double, height: Double),
-                                 clock: Clock, color: Color) {
+  private static func drawClouds(
+    in layer: inout GraphicsContext, size: (width: Double, height: Double),
+    clock: Clock, color: Color
+  ) {
     layer.addFilter(.blur(radius: blur))
     let cloudWidth = size.width * 0.9
     for index in 0..<count {

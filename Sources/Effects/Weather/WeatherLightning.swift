@@ -15,8 +15,9 @@ enum WeatherLightning {
     let (moment, cycle) = WeatherMath.lightning(clock)
     let flash = WeatherMath.flash(at: moment)
     guard flash > 0 else { return }
-    context.fill(Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height)),
-                 with: .color(.white.opacity(flash * 0.45)))
+    context.fill(
+      Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height)),
+      with: .color(.white.opacity(flash * 0.45)))
 
     guard flash > boltThreshold else { return }
     let bolt = self.bolt(cycle: cycle, size: size)

@@ -54,70 +54,12 @@ public enum WeatherMath {
 
   /// Where the clock is in the lightning schedule, and the cycle index for the bolt.
   static func lightning(_ clock: Clock) -> (moment: Double, cycle: Int) {
-    let rate = clock.rate(1, period: lightningCycle, layer: "lightning", name: "flash")
-    let moment = rate * clock.time
+    // A schedule keeps its exact timing: a plan only accepts loops of whole 6 s cycles.
+    let moment = clock.scheduleTime(cycle: lightningCycle, layer: "lightning", name: "flash")
     var cycles: Int?
     if let plan = clock.plan {
-      cycles = max(1, Int((rate * plan.length / lightningCycle).rounded()))
+      cycles = max(1, Int((plan.length / lightningCycle).rounded()))
     }
     return (moment, cycle(at: moment, cycles: cycles))
-  }
-
-  // MARK: - Fades
-  // Timing's `UnitCurve.easeInOut` and `ColorInterpolation.mix` replace these two once the
-  // `timing` branch is merged into main; until then they live here, private to Weather.
-
-  /// SwiftUI's `.easeInOut` curve: the cubic Bézier through (0.42, 0) and (0.58, 1), progress at
-  /// `x` of the way through (clamped to 0...1).
-  static func easeInOut(_ x: Double) -> Double {
-    guard x > 0 else { return 0 }
-    guard x < 1 else { return 1 }
-    let (x1, y1, x2, y2) = (0.42, 0.0, 0.58, 1.0)
-    func bezier(_ s: Double, _ a: Double, _ b: Double) -> Double {
-      let u = 1 - s
-      return 3 * u * u * s * a + 3 * u * s * s * b + s * s * s
-    }
-    // x(s) rises monotonically: Newton from s = x, bisection when a step leaves the bracket.
-    var (lo, hi, s) = (0.0, 1.0, x)
-    for _ in 0..<30 {
-      let error = bezier(s, x1, x2) - x
-      if abs(error) < 1e-12 { break }
-      if error > 0 { hi = s } else { lo = s }
-      let u = 1 - s
-      let slope = 3 * u * u * x1 + 6 * u * s * (x2 - x1) + 3 * s * s * (1 - x2)
-      let next = slope > 1e-9 ? s - error / slope : .nan
-      s = next > lo && next < hi ? next : (lo + hi) / 2
-    }
-    return bezier(s, y1, y2)
-  }
-
-  /// The numbers a SwiftUI color animation lerps (SEMANTICS.md 8.4): 128·cbrt(M1 · linear sRGB)
-  /// and 128·alpha.
-  static func carrier(_ c: Color) -> SIMD4<Double> {
-    func linear(_ v: Float) -> Double {
-      let x = Double(v), m = abs(x)
-      let l = m <= 0.04045 ? m / 12.92 : pow((m + 0.055) / 1.055, 2.4)
-      return x < 0 ? -l : l
-    }
-    let (r, g, b) = (linear(c.red), linear(c.green), linear(c.blue))
-    let l = 0.4122214708 * r + 0.5363325363 * g + 0.0514459929 * b
-    let m = 0.2119034982 * r + 0.6806995451 * g + 0.1073969566 * b
-    let s = 0.0883024619 * r + 0.2817188376 * g + 0.6299787005 * b
-    return SIMD4(128 * cbrt(l), 128 * cbrt(m), 128 * cbrt(s), 128 * Double(c.alpha))
-  }
-
-  /// The color a carrier stands for.
-  static func color(fromCarrier v: SIMD4<Double>) -> Color {
-    func cube(_ x: Double) -> Double { x * x * x }
-    let (l, m, s) = (cube(v.x / 128), cube(v.y / 128), cube(v.z / 128))
-    let r = 4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s
-    let g = -1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s
-    let b = -0.0041960863 * l - 0.7034186147 * m + 1.7076147010 * s
-    func encoded(_ x: Double) -> Float {
-      let a = abs(x)
-      let e = a <= 0.0031308 ? a * 12.92 : 1.055 * pow(a, 1 / 2.4) - 0.055
-      return Float(x < 0 ? -e : e)
-    }
-    return Color(red: encoded(r), green: encoded(g), blue: encoded(b), alpha: Float(v.w / 128))
   }
 }

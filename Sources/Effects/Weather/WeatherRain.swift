@@ -13,14 +13,16 @@ enum WeatherRain {
   /// How fast a near drop falls, in points a second.
   static let fallSpeed = 700.0
 
-  static func draw(in context: inout GraphicsContext, size: (width: Double, height: Double), clock: Clock,
-                   drops: Int) {
+  static func draw(
+    in context: inout GraphicsContext, size: (width: Double, height: Double), clock: Clock,
+    drops: Int
+  ) {
     var near = Path()
     var far = Path()
     let travel = size.height + 60
     // Every drop of one depth falls at the same rate: one motion per depth.
-    let nearFall = clock.phase(fallSpeed, period: travel, layer: "rain.near", name: "y")
-    let farFall = clock.phase(fallSpeed * farDepth, period: travel, layer: "rain.far", name: "y")
+    let nearFall = clock.phase(fallSpeed, period: travel, layer: "rain.near", name: "y", kind: .wrap)
+    let farFall = clock.phase(fallSpeed * farDepth, period: travel, layer: "rain.far", name: "y", kind: .wrap)
     for index in 0..<drops {
       let isNear = index % 3 == 0
       let depth = isNear ? 1 : farDepth
@@ -38,7 +40,7 @@ enum WeatherRain {
     context.stroke(far, with: .color(.white.opacity(0.22)), lineWidth: 1)
     context.stroke(near, with: .color(.white.opacity(0.5)), lineWidth: 1.4)
 
-    let splashing = clock.phase(1.6, period: 1, layer: "rain.splashes", name: "phase")
+    let splashing = clock.phase(1.6, period: 1, layer: "rain.splashes", name: "phase", kind: .wrap)
     for index in 0..<(drops / 4) {
       let phase = WeatherMath.wrap(splashing + WeatherMath.noise(index, .phase), over: 1)
       guard phase < splashTime else { continue }

@@ -8,7 +8,8 @@ enum WeatherSky {
     let size = context.size
     context.fill(
       Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height)),
-      with: .linearGradient(Gradient(colors: [top, bottom]), start: Point(size.width / 2, 0),
-                            end: Point(size.width / 2, size.height)))
+      with: .linearGradient(
+        Gradient(colors: [top, bottom]), start: Point(size.width / 2, 0),
+        end: Point(size.width / 2, size.height)))
   }
 }

@@ -21,8 +21,10 @@ enum WeatherSun {
     return (rightToLeft ? inset : width - inset, inset)
   }
 
-  static func draw(in context: GraphicsContext, opacity: Double, size: (width: Double, height: Double),
-                   clock: Clock, rightToLeft: Bool) {
+  static func draw(
+    in context: GraphicsContext, opacity: Double, size: (width: Double, height: Double),
+    clock: Clock, rightToLeft: Bool
+  ) {
     let c = center(width: size.width, rightToLeft: rightToLeft)
     let radius = diameter / 2
     Weather.canvas(context, opacity) { canvas in

@@ -1,68 +1,56 @@
 import Raster
+import Timing
 
 /// Which weathers show at a moment of a sequence, how strongly, and the sky's colors.
 ///
 /// Each change of weather fades, over one second of `easeInOut`, the sky's colors to the new ones
-/// and the leaving weather's effects out while the arriving ones fade in (SEMANTICS.md 8.4-8.5).
-/// A change during a fade makes the weather that was arriving the one leaving, at full strength;
-/// the one before it vanishes. The sky's color animations add up, as SwiftUI's timing curves do
-/// (SEMANTICS.md 8.2). A sequence starts at time 0 with its first weather and holds its last one.
+/// in the Oklab-type carrier, and the leaving weather's effects out while the arriving ones fade
+/// in (SEMANTICS.md 8.4-8.5). A change during a fade makes the weather that was arriving the one
+/// leaving, at full strength; the one before it vanishes. The sky's color runs add up, as
+/// SwiftUI's timing curves do (8.2). A sequence starts at time 0 with its first weather and holds
+/// its last one; without steps, `weather` holds.
 struct WeatherTimeline: Sendable {
   /// Seconds a change takes.
   static let fadeDuration: Double = 1
 
-  /// The weather shown before any change.
-  let initial: Weather.Kind
-  /// The changes: when each starts (seconds) and the weather it brings, in time order, never
-  /// bringing the weather already showing (SwiftUI's `onChange` sees no change then).
-  let changes: [(time: Double, weather: Weather.Kind)]
+  let steps: StepTimeline<Weather.Kind>
+  let top: AnimationTrack<SIMD4<Double>>
+  let bottom: AnimationTrack<SIMD4<Double>>
 
-  /// A timeline for `weather` alone when `steps` is empty, else for the steps one after another.
   init(weather: Weather.Kind, steps: [(weather: Weather.Kind, seconds: Double)]) {
-    guard let first = steps.first else {
-      initial = weather
-      changes = []
-      return
-    }
-    initial = first.weather
-    var changes: [(time: Double, weather: Weather.Kind)] = []
-    var start = first.seconds
-    var showing = first.weather
-    for step in steps.dropFirst() {
-      if step.weather != showing { changes.append((start, step.weather)) }
-      showing = step.weather
-      start += step.seconds
-    }
-    self.changes = changes
+    let held = steps.isEmpty ? [(weather, 1)] : steps
+    self.steps = StepTimeline(
+      steps: held.map { StepTimeline.Step($0.weather, duration: $0.seconds) },
+      fade: WeatherTimeline.fadeDuration, curve: .easeInOut)
+    top = self.steps.track { ColorInterpolation.carrier(WeatherTimeline.vector($0.skyColors.top)) }
+    bottom = self.steps.track { ColorInterpolation.carrier(WeatherTimeline.vector($0.skyColors.bottom)) }
   }
 
-  /// The weathers whose effects show at `time` and their opacity, the leaving one first.
-  func weathers(at time: Double) -> [(weather: Weather.Kind, opacity: Double)] {
-    guard let k = changes.lastIndex(where: { $0.time <= time }) else { return [(initial, 1)] }
-    let arrival = WeatherMath.easeInOut((time - changes[k].time) / WeatherTimeline.fadeDuration)
-    let arriving = changes[k].weather
-    guard arrival < 1 else { return [(arriving, 1)] }
-    let leaving = k > 0 ? changes[k - 1].weather : initial
-    return [(leaving, 1 - arrival), (arriving, arrival)]
+  /// The weathers whose effects show at `time`, the leaving one first, with their opacity and the
+  /// time each one's own clock reads (the same time for all: every origin is 0).
+  func weathers(at time: Double) -> [(weather: Weather.Kind, opacity: Double, time: Double)] {
+    let moment = steps.moment(at: time)
+    guard let leaving = moment.leaving, let leavingTime = moment.leavingTime else {
+      return [(moment.current, 1, moment.currentTime)]
+    }
+    return [(leaving, 1 - moment.arrival, leavingTime), (moment.current, moment.arrival, moment.currentTime)]
   }
 
   /// The sky's top and bottom colors at `time`.
   func sky(at time: Double) -> (top: Color, bottom: Color) {
-    var top = WeatherMath.carrier(initial.skyColors.top)
-    var bottom = WeatherMath.carrier(initial.skyColors.bottom)
-    var previous = initial
-    for change in changes {
-      guard change.time <= time else { break }
-      // Each change adds its own run from the old target to the new one.
-      let progress = WeatherMath.easeInOut((time - change.time) / WeatherTimeline.fadeDuration)
-      top += (WeatherMath.carrier(change.weather.skyColors.top) - WeatherMath.carrier(previous.skyColors.top)) * progress
-      bottom += (WeatherMath.carrier(change.weather.skyColors.bottom) - WeatherMath.carrier(previous.skyColors.bottom)) * progress
-      previous = change.weather
-    }
-    if changes.isEmpty || changes[0].time > time { return initial.skyColors }
-    if let last = changes.last, time >= last.time + WeatherTimeline.fadeDuration {
-      return last.weather.skyColors  // every run has ended: the target itself, no round trip
-    }
-    return (WeatherMath.color(fromCarrier: top), WeatherMath.color(fromCarrier: bottom))
+    let moment = steps.moment(at: time)
+    guard moment.leaving != nil else { return moment.current.skyColors }  // no round trip at rest
+    return (
+      WeatherTimeline.color(ColorInterpolation.color(fromCarrier: top.value(at: time))),
+      WeatherTimeline.color(ColorInterpolation.color(fromCarrier: bottom.value(at: time)))
+    )
+  }
+
+  static func vector(_ c: Color) -> SIMD4<Double> {
+    SIMD4(Double(c.red), Double(c.green), Double(c.blue), Double(c.alpha))
+  }
+
+  static func color(_ v: SIMD4<Double>) -> Color {
+    Color(red: Float(v.x), green: Float(v.y), blue: Float(v.z), alpha: Float(v.w))
   }
 }

@@ -23,6 +23,9 @@ public final class GaussianBlur: @unchecked Sendable {
   deinit {
     small.deallocate()
     scratch.deallocate()
+    columnIndex.deallocate()
+    columnWeight.deallocate()
+    lineBuffer.deallocate()
   }
 
   /// Blurs `width x height` pixels at `pixels` (rows `stride` apart) in place.
@@ -76,39 +79,74 @@ public final class GaussianBlur: @unchecked Sendable {
     for i in 0..<(sw * sh) { dst[i] *= scale }
   }
 
-  /// Bilinear sampling of the small image at each pixel's center.
+  /// Bilinear sampling of the small image at each pixel's center; the small image is clear
+  /// outside its pixels.
+  ///
+  /// Bilinear is separable: each output row first mixes its two small rows into `line` (a small
+  /// row with a clear pixel at either end), then each pixel mixes two neighbours of `line`. That
+  /// is the same weighted sum as four samples a pixel, without the bounds checks in the loop.
   private func enlarge(
     _ src: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, factor: Int,
     into dst: UnsafeMutablePointer<Pixel>, width: Int, height: Int
   ) {
     let inv = 1 / Float(factor)
-    // Column weights repeat for every row: compute them once.
-    var x0s = [Int](repeating: 0, count: width)
-    var fxs = [Float](repeating: 0, count: width)
+    ensureColumns(width, sw + 2)
+    // Column weights repeat for every row: compute them once. u >= -0.5 + 0.5 / factor, so the
+    // left index is at least -1; u <= sw - 0.5, so the right one is at most sw.
     for x in 0..<width {
       let u = (Float(x) + 0.5) * inv - 0.5
       let fl = u.rounded(.down)
-      x0s[x] = Int(fl)
-      fxs[x] = u - fl
+      columnIndex[x] = Int(fl) + 1  // into `line`, whose entry 0 stands for small column -1
+      columnWeight[x] = u - fl
     }
-    @inline(__always) func sample(_ row: UnsafeMutablePointer<Pixel>?, _ i: Int) -> Pixel {
-      guard let row, i >= 0, i < sw else { return .zero }
-      return row[i]
-    }
+    let line = lineBuffer
+    line[0] = .zero
+    line[sw + 1] = .zero
     for y in 0..<height {
       let v = (Float(y) + 0.5) * inv - 0.5
       let fl = v.rounded(.down)
       let j = Int(fl)
-      let fy = v - fl
+      let fy = Pixel(repeating: v - fl)
       let r0 = j >= 0 && j < sh ? src + j * sw : nil
       let r1 = j + 1 >= 0 && j + 1 < sh ? src + (j + 1) * sw : nil
+      switch (r0, r1) {
+      case let (a?, b?):
+        for i in 0..<sw { line[i + 1] = a[i] + (b[i] - a[i]) * fy }
+      case let (a?, nil):
+        let keep = 1 - fy
+        for i in 0..<sw { line[i + 1] = a[i] * keep }
+      case let (nil, b?):
+        for i in 0..<sw { line[i + 1] = b[i] * fy }
+      case (nil, nil):
+        (line + 1).update(repeating: .zero, count: sw)
+      }
       let out = dst + y * width
       for x in 0..<width {
-        let i = x0s[x], fx = fxs[x]
-        let top = sample(r0, i) + (sample(r0, i + 1) - sample(r0, i)) * fx
-        let bottom = sample(r1, i) + (sample(r1, i + 1) - sample(r1, i)) * fx
-        out[x] = top + (bottom - top) * fy
+        let i = columnIndex[x]
+        let left = line[i], right = line[i + 1]
+        out[x] = left + (right - left) * Pixel(repeating: columnWeight[x])
       }
+    }
+  }
+
+  private var columnIndex: UnsafeMutablePointer<Int> = .allocate(capacity: 1)
+  private var columnWeight: UnsafeMutablePointer<Float> = .allocate(capacity: 1)
+  private var columnCapacity = 1
+  private var lineBuffer: UnsafeMutablePointer<Pixel> = .allocate(capacity: 2)
+  private var lineCapacity = 2
+
+  private func ensureColumns(_ width: Int, _ line: Int) {
+    if width > columnCapacity {
+      columnIndex.deallocate()
+      columnWeight.deallocate()
+      columnCapacity = width
+      columnIndex = .allocate(capacity: width)
+      columnWeight = .allocate(capacity: width)
+    }
+    if line > lineCapacity {
+      lineBuffer.deallocate()
+      lineCapacity = line
+      lineBuffer = .allocate(capacity: line)
     }
   }
 
