@@ -58,7 +58,10 @@ struct ParsedArguments {
         if let inline {
           value = inline
         } else {
-          guard i < args.count else { throw InputError("Missing value for '--\(name)'; expected \(placeholder).") }
+          // The next word is the value unless it is another option (a negative number is a value).
+          guard i < args.count, !(args[i].hasPrefix("--") && Double(args[i]) == nil) else {
+            throw InputError("Missing value for '--\(name)'; expected \(placeholder).")
+          }
           value = args[i]
           i += 1
         }

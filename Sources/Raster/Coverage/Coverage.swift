@@ -96,9 +96,12 @@ public final class Coverage: @unchecked Sendable {
     let h = Float(height)
     if p1.y <= 0 || p0.y >= h { return }
     let dxdy = (p1.x - p0.x) / (p1.y - p0.y)
+    // Both ends lie in 0...width, but stepping along the edge in Float can stray past either
+    // end by a rounding error: clamp every step, so no cell outside the row is ever touched.
+    let w = Float(width)
     var x = p0.x
     let yStart = max(p0.y, 0)
-    if p0.y < 0 { x -= p0.y * dxdy }
+    if p0.y < 0 { x = min(max(x - p0.y * dxdy, 0), w) }
     let yEnd = min(p1.y, h)
     let rowStart = Int(yStart)
     let rowEnd = min(Int(yEnd.rounded(.up)), height)
@@ -107,7 +110,7 @@ public final class Coverage: @unchecked Sendable {
       let fy = Float(y)
       let dy = min(fy + 1, yEnd) - max(fy, yStart)
       if dy <= 0 { continue }
-      let xnext = x + dxdy * dy
+      let xnext = min(max(x + dxdy * dy, 0), w)
       let d = dy * dir
       let (xa, xb) = x < xnext ? (x, xnext) : (xnext, x)
       let base = cells + y * stride

@@ -1,0 +1,105 @@
+import Effects
+import Foundation
+import Raster
+import Testing
+import Timing
+@testable import Loopsmith
+
+/// A hash of a frame's pixels, bit for bit.
+func checksum(_ image: Image) -> UInt64 {
+  var h: UInt64 = 0xcbf2_9ce4_8422_2325
+  for i in 0..<image.count {
+    let p = image.pixels[i]
+    for v in [p.x, p.y, p.z, p.w] {
+      h = (h ^ UInt64(v.bitPattern)) &* 0x100_0000_01b3
+    }
+  }
+  return h
+}
+
+func job(_ effect: String, _ set: [String: String] = [:], size: (Int, Int) = (36, 64), fps: Int? = nil,
+         duration: Double? = nil, threads: Int = 1, output: String = "x.mp4") throws -> RenderJob {
+  var r = RenderRequest()
+  r.effect = effect
+  r.size = size
+  r.scale = 0.1
+  r.fps = fps
+  r.duration = duration
+  r.threads = threads
+  r.outputs = [output]
+  let type = try #require(EffectRegistry.type(named: effect))
+  for (k, v) in set { r.parameters[k] = try #require(type.info.parameter(named: k)).parse(v) }
+  return try r.job()
+}
+
+func frame(_ job: RenderJob, _ index: Int) -> Image {
+  let surface = Surface(image: Image(width: job.width, height: job.height), scale: Float(job.scale))
+  RenderPipeline.draw(job.makeEffect(), job: job, frame: index, on: surface)
+  return surface.image
+}
+
+@Suite struct LoopTests {
+  static let cases: [(String, [String: String])] = [
+    ("color-orbs", [:]), ("aurora-mesh", [:]), ("blob-morph-loader", [:]),
+    ("voice-orb", ["state": "idle"]), ("voice-orb", ["state": "listening", "level": "0.6"]),
+    ("voice-orb", ["state": "thinking"]), ("voice-orb", ["state": "speaking", "level": "0.9"]),
+    ("weather", ["weather": "clearDay"]), ("weather", ["weather": "clearNight"]), ("weather", ["weather": "cloudy"]),
+    ("weather", ["weather": "rain"]), ("weather", ["weather": "thunderstorm"]), ("weather", ["weather": "snow"]),
+    ("weather", ["weather": "fog"]),
+  ]
+
+  /// A quantized loop's frame at t = T (frame N, one past the last) is frame 0 again, before any
+  /// encoding; a crossfaded loop's last step into frame 0 is an ordinary step.
+  @Test(arguments: cases)
+  func theLoopClosesOnFrameZero(effect: String, set: [String: String]) throws {
+    let j = try job(effect, set, fps: 10)
+    let plan = try #require(j.plan)
+    #expect(j.frameCount == Int((plan.length * 10).rounded()))
+    func step(_ a: Image, _ b: Image) -> Float {
+      var worst: Float = 0
+      for i in 0..<a.count { worst = max(worst, (a.pixels[i] - b.pixels[i]).max(), (b.pixels[i] - a.pixels[i]).max()) }
+      return worst
+    }
+    let zero = frame(j, 0)
+    if plan.crossfades {
+      let last = frame(j, j.frameCount - 1), beforeLast = frame(j, j.frameCount - 2)
+      let seam = step(last, zero), ordinary = max(step(beforeLast, last), step(zero, frame(j, 1)))
+      #expect(seam <= 1.5 * ordinary + 1.0 / 512, "\(effect) \(set): seam \(seam) against steps of \(ordinary)")
+    } else {
+      // Phases whole to the last bit give equal frames; Float rounding of large phases leaves < 1/4 code.
+      let end = frame(j, j.frameCount)
+      #expect(step(zero, end) < 1.0 / 1024, "\(effect) \(set): frame N differs from frame 0")
+    }
+    // And it moves: a frame in between differs.
+    #expect(checksum(frame(j, j.frameCount / 2)) != checksum(zero))
+  }
+
+  @Test func framesDoNotDependOnTheThreadCount() throws {
+    let one = try job("weather", ["weather": "rain"], fps: 10, threads: 1)
+    let two = try job("weather", ["weather": "rain"], fps: 10, threads: 2)
+    for i in [0, 3, 17] { #expect(checksum(frame(one, i)) == checksum(frame(two, i))) }
+  }
+
+  @Test func aWeatherLoopIsAWholeNumberOfLightningCycles() throws {
+    for w in ["clearDay", "rain", "thunderstorm", "snow", "fog"] {
+      let j = try job("weather", ["weather": w])
+      #expect(j.duration.truncatingRemainder(dividingBy: 6) == 0, "\(w): \(j.duration) s")
+    }
+  }
+
+  @Test func aThunderstormFlashesAtTheSameFramesInEveryCycle() throws {
+    let j = try job("weather", ["weather": "thunderstorm"], fps: 10, duration: 12)
+    func brightness(_ i: Int) -> Float {
+      let f = frame(j, i)
+      var s: Float = 0
+      for k in 0..<f.count { s += f.pixels[k].x }
+      return s / Float(f.count)
+    }
+    // Flashes at 0.4 s and 0.75 s of each 6 s cycle: frames 5 and 8 (0.5 s, 0.8 s), 65 and 68;
+    // the frames a second later are dark in both cycles.
+    for cycle in [0, 60] {
+      #expect(brightness(cycle + 5) > brightness(cycle + 15) + 0.05)
+      #expect(brightness(cycle + 8) > brightness(cycle + 18) + 0.05)
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// The result of running the built `loopsmith`.
+public struct RunResult {
+  public var status: Int32
+  public var stdout: String
+  public var stderr: String
+}
+
+/// The `loopsmith` binary `swift build` made beside the test bundle.
+public func loopsmithBinary() -> URL {
+  let bundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL
+    ?? URL(fileURLWithPath: CommandLine.arguments[0])
+  return bundle.deletingLastPathComponent().appendingPathComponent("loopsmith")
+}
+
+/// Runs the real binary with `arguments`, waiting for it, and returns its status and output.
+public func runLoopsmith(_ arguments: [String], in directory: URL? = nil) throws -> RunResult {
+  let process = Process()
+  process.executableURL = loopsmithBinary()
+  process.arguments = arguments
+  if let directory { process.currentDirectoryURL = directory }
+  let out = Pipe(), err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  try process.run()
+  // Read both pipes before waiting, so a chatty process cannot fill one and block.
+  let outData = out.fileHandleForReading.readDataToEndOfFile()
+  let errData = err.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return RunResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+}
