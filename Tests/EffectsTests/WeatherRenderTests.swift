@@ -180,4 +180,15 @@ private func meanBrightness(_ image: Image) -> Float {
     let again = render(["weather": kind.rawValue], at: length, plan: plan)
     #expect(largestDifference(first, again) < 2e-3, "\(kind) over \(length) s")
   }
+
+  @Test func reduceMotionHoldsTheEffectsButStillFadesTheWeather() {
+    let still = RenderEnvironment(reduceMotion: true)
+    let rain = render(["weather": "rain"], at: 0)
+    let held = render(["weather": "rain"], at: 3.3, environment: still)
+    #expect(largestDifference(rain, held) < 1e-6)
+    // Halfway through a change the sky is neither weather's, though nothing else moves.
+    let fading = render(["sequence": "rain:2,clearNight:2"], at: 2.5, environment: still)
+    let before = render(["sequence": "rain:2,clearNight:2"], at: 0, environment: still)
+    #expect(largestDifference(fading, before) > 0.02)
+  }
 }

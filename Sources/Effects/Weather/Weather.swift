@@ -48,9 +48,12 @@ public struct Weather: Effect {
   public func draw(in context: inout GraphicsContext, clock: Clock) {
     let sky = timeline.sky(at: clock.time)
     WeatherSky.draw(in: context, top: sky.top, bottom: sky.bottom)
-    // Every weather reads the same time, so the one leaving goes on moving while it fades.
+    // Every weather reads the same time, so the one leaving goes on moving while it fades. With
+    // Reduce Motion the effects hold their time-0 still, but a change of weather still fades, as
+    // the seed pauses only its timelines: a caller may pass the real time for a sequence.
     for (weather, opacity, time) in timeline.weathers(at: clock.time) where opacity > 0 {
-      drawEffects(of: weather, opacity: opacity, in: context, clock: clock.at(time))
+      let effectsClock = clock.at(environment.reduceMotion ? 0 : time)
+      drawEffects(of: weather, opacity: opacity, in: context, clock: effectsClock)
     }
   }
 
