@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import Loopsmith
+
+/// The package root, found from this file's place.
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+@Suite struct PresetTests {
+  static let files = ((try? FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("presets").path)) ?? [])
+    .filter { $0.hasSuffix(".json") }.sorted()
+
+  @Test func thePresetsCoverEveryEffectWeatherAndVoiceState() {
+    #expect(Self.files.count >= 14)
+    let voices = ["idle", "listening", "thinking", "speaking"].map { "voice-orb-\($0)" }
+    let weathers = ["clearDay", "clearNight", "cloudy", "rain", "thunderstorm", "snow", "fog"].map { "weather-\($0)" }
+    for name in ["color-orbs", "aurora-mesh", "blob-morph-loader"] + voices + weathers {
+      #expect(Self.files.contains(name + ".json"), "missing preset \(name)")
+    }
+  }
+
+  @Test(arguments: files)
+  func everyPresetMakesAJob(file: String) throws {
+    let preset = try Preset.load(path: packageRoot.appendingPathComponent("presets/\(file)").path)
+    var request = preset.request
+    request.size = (32, 32)
+    request.scale = 0.1
+    let job = try request.job()
+    #expect(job.frameCount > 1)
+  }
+
+  @Test(arguments: [
+    ("{\"effect\": \"color-orbs\", \"sped\": 1}", "unknown key 'sped'."),
+    ("{\"effect\": \"color-orbs\", \"parameters\": {\"sped\": 1}}", "unknown key 'parameters.sped'. Did you mean 'speed'?"),
+    ("{\"effect\": \"color-orbs\", \"fps\": \"30\"}", "'fps': expected a number"),
+    ("{\"effect\": \"color-orbs\", \"version\": 2}", "'version': expected 1"),
+    ("{\"fps\": 30}", "missing key 'effect'"),
+    ("[1, 2]", "expected a JSON object"),
+    ("{\"effect\": ", "not valid JSON"),
+    ("{\"effect\": \"weather\", \"parameters\": {\"weather\": \"hail\"}}", "'parameters.weather': 'hail' is not valid"),
+    ("{\"effect\": \"color-orbs\", \"outputs\": [\"../escape.mp4\"]}", "must be a plain file name"),
+  ])
+  func aBadPresetNamesTheFileAndTheKey(json: String, expected: String) {
+    #expect {
+      _ = try Preset.decode(Data(json.utf8), name: "p", path: "p.json")
+    } throws: { error in
+      let text = "\(error)"
+      return text.hasPrefix("p.json: ") && text.contains(expected)
+    }
+  }
+}
