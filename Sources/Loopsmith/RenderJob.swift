@@ -64,10 +64,7 @@ extension RenderRequest {
     guard let name = effect else {
       throw InputError("no effect given; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a preset file")
     }
-    guard let type = EffectRegistry.type(named: name) else {
-      let hint = suggestion(for: name, in: EffectRegistry.names).map { " Did you mean '\($0)'?" } ?? ""
-      throw InputError("unknown effect '\(name)'; expected one of \(EffectRegistry.names.joined(separator: ", ")).\(hint)")
-    }
+    let type = try RenderRequest.effectType(name)
     let info = type.info
     var given: [String: ParameterValue] = [:]
     for (key, value) in parameters {
