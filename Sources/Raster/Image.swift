@@ -44,17 +44,4 @@ public final class Image: @unchecked Sendable {
   public func fill(_ pixel: Pixel) {
     pixels.update(repeating: pixel, count: count)
   }
-
-  /// Copies every pixel of `other`, which must have the same size.
-  public func copy(from other: Image) {
-    precondition(other.width == width && other.height == height, "copy between different sizes")
-    pixels.update(from: other.pixels, count: count)
-  }
-
-  /// A new image with the same pixels.
-  public func clone() -> Image {
-    let copy = Image(width: width, height: height)
-    copy.copy(from: self)
-    return copy
-  }
 }

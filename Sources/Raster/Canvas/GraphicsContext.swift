@@ -223,8 +223,7 @@ public struct GraphicsContext {
     let cov = surface.coverage
     cov.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)
     cov.add(lines)
-    surface.ensureRows(region.width)
-    let covRow = surface.coverageRow, src = surface.sourceRow
+    let (covRow, src) = surface.rows(region.width)
     let solid: Pixel
     if case .solid(let p) = program.kind { solid = p } else { solid = .zero }
     var touched = IntRect.empty
@@ -278,13 +277,12 @@ public struct GraphicsContext {
       .intersection(dest.bounds.offsetBy(dest.x0, dest.y0))
     if let clip { region = region.intersection(clip.rect) }
     guard !region.isEmpty, opacity > 0 else { return }
+    let scaled = surface.rows(region.width).source
     for y in region.y..<region.maxY {
       let src = layer.row(y - layer.y0) + (region.x - layer.x0)
       let out = dest.row(y - dest.y0) + (region.x - dest.x0)
       let mask: UnsafePointer<Float>? = clip.map { UnsafePointer($0.row(y) + (region.x - $0.rect.x)) }
       if let mask {
-        surface.ensureRows(region.width)
-        let scaled = surface.sourceRow
         for i in 0..<region.width { scaled[i] = src[i] * mask[i] }
         blendSpan(mode, count: region.width, dest: out, coverage: nil, solid: .zero, source: scaled, opacity: opacity)
       } else {

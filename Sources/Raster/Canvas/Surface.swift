@@ -12,9 +12,8 @@ public final class Surface: @unchecked Sendable {
   let blur = GaussianBlur()
   var lines = Polylines()
   var outline = Polylines()
-  private(set) var coverageRow: UnsafeMutablePointer<Float>
-  private(set) var sourceRow: UnsafeMutablePointer<Pixel>
-  private var rowCapacity: Int
+  private let coverageRows = Scratch<Float>()
+  private let sourceRows = Scratch<Pixel>()
   private var freeLayers: [Layer] = []
 
   /// A surface drawing into `image` at `scale` pixels per point.
@@ -23,14 +22,6 @@ public final class Surface: @unchecked Sendable {
     self.image = image
     self.scale = scale
     canvasLayer = Layer(wrapping: image)
-    rowCapacity = image.width
-    coverageRow = .allocate(capacity: rowCapacity)
-    sourceRow = .allocate(capacity: rowCapacity)
-  }
-
-  deinit {
-    coverageRow.deallocate()
-    sourceRow.deallocate()
   }
 
   /// The size of the image in points.
@@ -43,13 +34,9 @@ public final class Surface: @unchecked Sendable {
     GraphicsContext(surface: self, target: canvasLayer, transform: .scale(scale, scale))
   }
 
-  func ensureRows(_ width: Int) {
-    guard width > rowCapacity else { return }
-    coverageRow.deallocate()
-    sourceRow.deallocate()
-    rowCapacity = width
-    coverageRow = .allocate(capacity: width)
-    sourceRow = .allocate(capacity: width)
+  /// Scratch rows of coverage and of source pixels, each at least `width` long.
+  func rows(_ width: Int) -> (coverage: UnsafeMutablePointer<Float>, source: UnsafeMutablePointer<Pixel>) {
+    (coverageRows.reserve(width), sourceRows.reserve(width))
   }
 
   func checkout() -> Layer { freeLayers.popLast() ?? Layer() }

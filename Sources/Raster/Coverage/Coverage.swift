@@ -15,18 +15,16 @@ public final class Coverage: @unchecked Sendable {
   /// The pixels covered: columns `x0 ..< x0 + width`, rows `y0 ..< y0 + height` of the target.
   public private(set) var x0 = 0, y0 = 0, width = 0, height = 0
   private var stride = 0
+  private let storage = Scratch<Float>()
   private var cells: UnsafeMutablePointer<Float>
-  private var capacity: Int
   /// The first and last cell each row touched; rows outside every edge stay (Int.max, -1).
   private var rowMin: [Int] = []
   private var rowMax: [Int] = []
 
   public init() {
-    capacity = 0
-    cells = .allocate(capacity: 1)
+    cells = storage.pointer
+    cells.initialize(to: 0)
   }
-
-  deinit { cells.deallocate() }
 
   /// Starts a new shape over the given pixels; the cells are zero (resolve clears what it reads).
   public func reset(x0: Int, y0: Int, width: Int, height: Int) {
@@ -34,11 +32,10 @@ public final class Coverage: @unchecked Sendable {
     (self.x0, self.y0, self.width, self.height) = (x0, y0, width, height)
     stride = width + 2
     let needed = stride * height
-    if needed > capacity {
-      cells.deallocate()
-      capacity = max(needed, capacity * 2)
-      cells = .allocate(capacity: capacity)
-      cells.initialize(repeating: 0, count: capacity)
+    if needed > storage.capacity {
+      // Cells are zero between shapes (resolve clears what it reads): zero new storage once.
+      cells = storage.reserve(max(needed, storage.capacity * 2))
+      cells.initialize(repeating: 0, count: storage.capacity)
     }
     if rowMin.count < height {
       rowMin = Array(repeating: .max, count: height)

@@ -12,23 +12,16 @@ import Foundation
 public final class GaussianBlur: @unchecked Sendable {
   static let directLimit: Float = 4
 
-  private var small: UnsafeMutablePointer<Pixel> = .allocate(capacity: 1)
-  private var smallCapacity = 1
-  private var scratch: UnsafeMutablePointer<Pixel> = .allocate(capacity: 1)
-  private var scratchCapacity = 1
-  private var weights: [Float] = []
+  private let small = Scratch<Pixel>()
+  private let scratch = Scratch<Pixel>()
+  private let weights = Scratch<Float>()
+  private let columnIndex = Scratch<Int>()
+  private let columnWeight = Scratch<Float>()
+  private let line = Scratch<Pixel>()
 
   public init() {}
 
-  deinit {
-    small.deallocate()
-    scratch.deallocate()
-    columnIndex.deallocate()
-    columnWeight.deallocate()
-    lineBuffer.deallocate()
-  }
-
-  /// Blurs `width x height` pixels at `pixels` (rows `stride` apart) in place.
+  /// Blurs `width x height` pixels at `pixels`, rows one after another, in place.
   public func apply(sigma: Float, to pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int) {
     guard sigma > 0, sigma.isFinite, width > 0, height > 0 else { return }
     if sigma <= GaussianBlur.directLimit {
@@ -43,18 +36,10 @@ public final class GaussianBlur: @unchecked Sendable {
     let tentVariance = f * f / 6
     let smallSigma = max(sigma * sigma - boxVariance - tentVariance, 0.25).squareRoot() / f
     let sw = (width + factor - 1) / factor, sh = (height + factor - 1) / factor
-    ensure(&small, &smallCapacity, sw * sh)
-    shrink(pixels, width: width, height: height, factor: factor, into: small, sw, sh)
-    blurDirect(small, width: sw, height: sh, sigma: smallSigma)
-    enlarge(small, sw, sh, factor: factor, into: pixels, width: width, height: height)
-  }
-
-  private func ensure(_ buffer: inout UnsafeMutablePointer<Pixel>, _ capacity: inout Int, _ n: Int) {
-    if n > capacity {
-      buffer.deallocate()
-      capacity = n
-      buffer = .allocate(capacity: n)
-    }
+    let shrunk = small.reserve(sw * sh)
+    shrink(pixels, width: width, height: height, factor: factor, into: shrunk, sw, sh)
+    blurDirect(shrunk, width: sw, height: sh, sigma: smallSigma)
+    enlarge(shrunk, sw, sh, factor: factor, into: pixels, width: width, height: height)
   }
 
   /// Each small pixel is the mean of its `factor x factor` block; missing pixels count as clear.
@@ -90,7 +75,9 @@ public final class GaussianBlur: @unchecked Sendable {
     into dst: UnsafeMutablePointer<Pixel>, width: Int, height: Int
   ) {
     let inv = 1 / Float(factor)
-    ensureColumns(width, sw + 2)
+    let columnIndex = self.columnIndex.reserve(width)
+    let columnWeight = self.columnWeight.reserve(width)
+    let line = self.line.reserve(sw + 2)
     // Column weights repeat for every row: compute them once. u >= -0.5 + 0.5 / factor, so the
     // left index is at least -1; u <= sw - 0.5, so the right one is at most sw.
     for x in 0..<width {
@@ -99,7 +86,6 @@ public final class GaussianBlur: @unchecked Sendable {
       columnIndex[x] = Int(fl) + 1  // into `line`, whose entry 0 stands for small column -1
       columnWeight[x] = u - fl
     }
-    let line = lineBuffer
     line[0] = .zero
     line[sw + 1] = .zero
     for y in 0..<height {
@@ -129,35 +115,18 @@ public final class GaussianBlur: @unchecked Sendable {
     }
   }
 
-  private var columnIndex: UnsafeMutablePointer<Int> = .allocate(capacity: 1)
-  private var columnWeight: UnsafeMutablePointer<Float> = .allocate(capacity: 1)
-  private var columnCapacity = 1
-  private var lineBuffer: UnsafeMutablePointer<Pixel> = .allocate(capacity: 2)
-  private var lineCapacity = 2
-
-  private func ensureColumns(_ width: Int, _ line: Int) {
-    if width > columnCapacity {
-      columnIndex.deallocate()
-      columnWeight.deallocate()
-      columnCapacity = width
-      columnIndex = .allocate(capacity: width)
-      columnWeight = .allocate(capacity: width)
-    }
-    if line > lineCapacity {
-      lineBuffer.deallocate()
-      lineCapacity = line
-      lineBuffer = .allocate(capacity: line)
-    }
-  }
-
   /// The exact separable blur: a horizontal pass into scratch, a vertical pass back.
   private func blurDirect(_ pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, sigma: Float) {
     let radius = max(1, Int((3 * sigma).rounded(.up)))
-    weights = (0...radius).map { exp(-Float($0 * $0) / (2 * sigma * sigma)) }
-    let total = weights[0] + 2 * weights.dropFirst().reduce(0, +)
-    for i in weights.indices { weights[i] /= total }
-    ensure(&scratch, &scratchCapacity, width * height)
-    weights.withUnsafeBufferPointer { w in
+    let w = weights.reserve(radius + 1)
+    var total: Float = 0
+    for k in 0...radius {
+      w[k] = exp(-Float(k * k) / (2 * sigma * sigma))
+      total += k == 0 ? w[k] : 2 * w[k]
+    }
+    for k in 0...radius { w[k] /= total }  // the kernel to 3 sigma sums to 1
+    let scratch = self.scratch.reserve(width * height)
+    do {
       // Horizontal: pixels -> scratch.
       for y in 0..<height {
         let src = pixels + y * width, dst = scratch + y * width

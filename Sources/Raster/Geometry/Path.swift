@@ -59,39 +59,6 @@ public struct Path: Sendable {
     addCurve(to: Point(cx + rx, cy), control1: Point(cx + kx, cy - ry), control2: Point(cx + rx, cy - ky))
     closeSubpath()
   }
-
-  public mutating func addPath(_ other: Path) { elements.append(contentsOf: other.elements) }
-
-  /// The path with every point mapped by `t`.
-  public func applying(_ t: Transform) -> Path {
-    var out = Path()
-    out.elements = elements.map {
-      switch $0 {
-      case .move(let p): .move(t.apply(p))
-      case .line(let p): .line(t.apply(p))
-      case .quad(let c, let p): .quad(control: t.apply(c), to: t.apply(p))
-      case .cubic(let c1, let c2, let p): .cubic(control1: t.apply(c1), control2: t.apply(c2), to: t.apply(p))
-      case .close: .close
-      }
-    }
-    return out
-  }
-
-  /// The smallest rectangle holding every point and control point, or nil for an empty path.
-  public var controlBounds: Rect? {
-    var lo = Point(repeating: .infinity), hi = Point(repeating: -.infinity)
-    func add(_ p: Point) { lo = pointwiseMin(lo, p); hi = pointwiseMax(hi, p) }
-    for e in elements {
-      switch e {
-      case .move(let p), .line(let p): add(p)
-      case .quad(let c, let p): add(c); add(p)
-      case .cubic(let c1, let c2, let p): add(c1); add(c2); add(p)
-      case .close: break
-      }
-    }
-    guard lo.x <= hi.x, lo.y <= hi.y else { return nil }
-    return Rect(x: lo.x, y: lo.y, width: hi.x - lo.x, height: hi.y - lo.y)
-  }
 }
 
 /// An axis-aligned rectangle, as CGRect.
@@ -117,8 +84,4 @@ public struct Rect: Hashable, Sendable {
   public var maxY: Float { y + height }
   public var midX: Float { x + width / 2 }
   public var midY: Float { y + height / 2 }
-
-  public func insetBy(_ dx: Float, _ dy: Float) -> Rect {
-    Rect(x: x + dx, y: y + dy, width: width - 2 * dx, height: height - 2 * dy)
-  }
 }

@@ -54,17 +54,12 @@ public struct MeshGradient: Sendable {
 
   @inline(__always) func point(_ i: Int, _ j: Int) -> Point { points[j * width + i] }
 
-  /// Catmull-Rom: half the step between the neighbours inside, the one-sided step at the ends.
   private func rowTangent(_ i: Int, _ j: Int) -> Point {
-    if i == 0 { return point(1, j) - point(0, j) }
-    if i == width - 1 { return point(i, j) - point(i - 1, j) }
-    return (point(i + 1, j) - point(i - 1, j)) / 2
+    MeshMath.catmullRom(at: i, count: width) { point($0, j) }
   }
 
   private func columnTangent(_ i: Int, _ j: Int) -> Point {
-    if j == 0 { return point(i, 1) - point(i, 0) }
-    if j == height - 1 { return point(i, j) - point(i, j - 1) }
-    return (point(i, j + 1) - point(i, j - 1)) / 2
+    MeshMath.catmullRom(at: j, count: height) { point(i, $0) }
   }
 
   // MARK: - Evaluation
@@ -110,20 +105,25 @@ public struct MeshGradient: Sendable {
 
   /// Catmull-Rom derivative of the color along a row, per patch width.
   private func du(_ i: Int, _ j: Int) -> Pixel {
-    if i == 0 { return pixel(1, j) - pixel(0, j) }
-    if i == width - 1 { return pixel(i, j) - pixel(i - 1, j) }
-    return (pixel(i + 1, j) - pixel(i - 1, j)) / 2
+    MeshMath.catmullRom(at: i, count: width) { pixel($0, j) }
   }
 
   private func dv(_ i: Int, _ j: Int) -> Pixel {
-    if j == 0 { return pixel(i, 1) - pixel(i, 0) }
-    if j == height - 1 { return pixel(i, j) - pixel(i, j - 1) }
-    return (pixel(i, j + 1) - pixel(i, j - 1)) / 2
+    MeshMath.catmullRom(at: j, count: height) { pixel(i, $0) }
   }
 }
 
 /// The curve pieces the mesh is made of.
 enum MeshMath {
+  /// Catmull-Rom: half the step between the neighbours of `k` inside a run of `count` values,
+  /// the one-sided step at either end.
+  @inline(__always)
+  static func catmullRom<V: SIMD>(at k: Int, count: Int, _ value: (Int) -> V) -> V where V.Scalar == Float {
+    if k == 0 { return value(1) - value(0) }
+    if k == count - 1 { return value(k) - value(k - 1) }
+    return (value(k + 1) - value(k - 1)) / 2
+  }
+
   /// The point at `t` of a cubic Bézier, by de Casteljau: lerps keep a coordinate that all four
   /// controls share exact, so an edge on the bounds stays on them to the bit.
   @inline(__always) static func bezier(_ c: (Point, Point, Point, Point), _ t: Float) -> Point {
