@@ -34,13 +34,7 @@ public struct StateTimeline<State: Equatable & Sendable>: Sendable {
   ) {
     precondition(!steps.isEmpty, "StateTimeline needs at least one step")
     (self.steps, self.energyAnimation, self.stateAnimation) = (steps, energyAnimation, stateAnimation)
-    var starts: [Double] = []
-    var time = 0.0
-    for step in steps {
-      starts.append(time)
-      time += step.duration.isFinite ? max(step.duration, 0) : 0
-    }
-    self.starts = starts
+    starts = startTimes(steps.map(\.duration))
   }
 
   /// The animation the change into step `index` runs with, or nil when nothing changes (and for

@@ -57,13 +57,7 @@ public struct StepTimeline<Value: Equatable & Sendable>: Sendable {
     self.steps = steps
     self.fade = fade.isFinite ? max(fade, 0) : 1
     self.curve = curve
-    var starts: [Double] = []
-    var time = 0.0
-    for step in steps {
-      starts.append(time)
-      time += step.duration.isFinite ? max(step.duration, 0) : 0
-    }
-    self.starts = starts
+    starts = startTimes(steps.map(\.duration))
     var changes: [(time: Double, step: Int)] = []
     var shown = 0
     for index in steps.indices.dropFirst() where steps[index].value != steps[shown].value {

@@ -22,6 +22,13 @@ public enum VideoError: Error, CustomStringConvertible, Equatable {
   }
 }
 
+extension VideoError {
+  /// An allocation in libav failed (`function` returned null).
+  static func outOfMemory(_ function: String, path: String) -> VideoError {
+    .libav(function: function, code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+  }
+}
+
 /// libav's own words for an error code.
 func libavMessage(_ code: Int32) -> String {
   withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { text in

@@ -76,7 +76,7 @@ final class AudioEncoder {
     // instead delays the sound by 6.5 ms, which no one hears. MP4 takes the priming in an edit.
     if settings.format == .webm { shift = Int64(c.pointee.initial_padding) }
     guard let stream = avformat_new_stream(output.pointer, nil) else {
-      throw VideoError.libav(function: "avformat_new_stream", code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+      throw VideoError.outOfMemory("avformat_new_stream", path: path)
     }
     self.stream = stream
     try check(avcodec_parameters_from_context(stream.pointee.codecpar, c), "avcodec_parameters_from_context", path: path)

@@ -185,7 +185,7 @@ final class Resampler {
       swr_alloc_set_opts2(&context, outLayout, outFormat, Int32(outRate), inLayout, inFormat, Int32(inRate), 0, nil),
       "swr_alloc_set_opts2", path: path)
     guard let context else {
-      throw VideoError.libav(function: "swr_alloc_set_opts2", code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+      throw VideoError.outOfMemory("swr_alloc_set_opts2", path: path)
     }
     pointer = context
     let code = swr_init(context)

@@ -10,7 +10,7 @@ final class Frame {
   /// An empty frame, for a decoder to fill.
   init(path: String) throws {
     guard let frame = av_frame_alloc() else {
-      throw VideoError.libav(function: "av_frame_alloc", code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+      throw VideoError.outOfMemory("av_frame_alloc", path: path)
     }
     pointer = frame
   }
@@ -42,7 +42,7 @@ final class Packet {
 
   init(path: String) throws {
     guard let packet = av_packet_alloc() else {
-      throw VideoError.libav(function: "av_packet_alloc", code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+      throw VideoError.outOfMemory("av_packet_alloc", path: path)
     }
     pointer = packet
   }
@@ -60,7 +60,7 @@ final class CodecContext {
 
   init(codec: UnsafePointer<AVCodec>, path: String) throws {
     guard let context = avcodec_alloc_context3(codec) else {
-      throw VideoError.libav(function: "avcodec_alloc_context3", code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+      throw VideoError.outOfMemory("avcodec_alloc_context3", path: path)
     }
     pointer = context
     self.codec = codec
@@ -119,7 +119,7 @@ final class OutputContext {
     var context: UnsafeMutablePointer<AVFormatContext>? = nil
     try check(avformat_alloc_output_context2(&context, nil, muxer, path), "avformat_alloc_output_context2", path: path)
     guard let context else {
-      throw VideoError.libav(function: "avformat_alloc_output_context2", code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+      throw VideoError.outOfMemory("avformat_alloc_output_context2", path: path)
     }
     pointer = context
   }
@@ -144,7 +144,7 @@ final class InputContext {
     var context: UnsafeMutablePointer<AVFormatContext>? = nil
     try check(avformat_open_input(&context, "file:" + path, nil, nil), "avformat_open_input", path: path)
     guard let context else {
-      throw VideoError.libav(function: "avformat_open_input", code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+      throw VideoError.outOfMemory("avformat_open_input", path: path)
     }
     pointer = context
   }

@@ -62,7 +62,7 @@ final class Encoder {
     try options.requireAllUsed(by: "avcodec_open2 (\(Self.encoderName(settings.codec)))", path: path)
 
     guard let stream = avformat_new_stream(output.pointer, nil) else {
-      throw VideoError.libav(function: "avformat_new_stream", code: clibav_error(ENOMEM), message: libavMessage(clibav_error(ENOMEM)), path: path)
+      throw VideoError.outOfMemory("avformat_new_stream", path: path)
     }
     self.stream = stream
     try check(avcodec_parameters_from_context(stream.pointee.codecpar, c), "avcodec_parameters_from_context", path: path)
