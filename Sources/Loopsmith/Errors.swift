@@ -44,8 +44,13 @@ public func message(for error: any Error) -> String {
   }
 }
 
+/// " Did you mean 'x'?" for the candidate closest to `word`, or "" when none is a likely typo.
+func didYouMean(_ word: String, in candidates: [String]) -> String {
+  suggestion(for: word, in: candidates).map { " Did you mean '\($0)'?" } ?? ""
+}
+
 /// The closest of `candidates` to `word`, when it is close enough to be a likely typo.
-public func suggestion(for word: String, in candidates: [String]) -> String? {
+func suggestion(for word: String, in candidates: [String]) -> String? {
   func distance(_ a: [Character], _ b: [Character]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }

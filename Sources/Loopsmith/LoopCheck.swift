@@ -29,16 +29,17 @@ public struct LoopCheck: Sendable {
     let info = reader.info
     var steps: [Double] = []
     var first: [Float]?
-    var previous: [Float]?
+    // Two planes swapped frame after frame, so a check allocates nothing per frame.
+    var previous: [Float] = [], current: [Float] = []
     var count = 0
     while let image = try reader.nextFrame() {
-      let luma = lumaPlane(image)
-      if let previous { steps.append(meanDifference(previous, luma)) }
-      if first == nil { first = luma }
-      previous = luma
+      lumaPlane(image, into: &current)
+      if count > 0 { steps.append(meanDifference(previous, current)) }
+      if first == nil { first = current }
+      swap(&current, &previous)
       count += 1
     }
-    guard let firstFrame = first, let last = previous else {
+    guard let firstFrame = first else {
       throw RenderFailure("\(path): no frames could be decoded")
     }
     var seamTarget = firstFrame
@@ -47,12 +48,12 @@ public struct LoopCheck: Sendable {
       let other = try VideoReader(path: next, keepAlpha: false)
       nextInfo = other.info
       guard let f = try other.nextFrame() else { throw RenderFailure("\(next): no frames could be decoded") }
-      seamTarget = lumaPlane(f)
-      guard seamTarget.count == last.count else {
+      lumaPlane(f, into: &seamTarget)
+      guard seamTarget.count == previous.count else {
         throw InputError("--then \(next): \(other.info.width)x\(other.info.height) does not match \(info.width)x\(info.height)")
       }
     }
-    let seam = meanDifference(last, seamTarget)
+    let seam = meanDifference(previous, seamTarget)
     let sorted = steps.sorted()
     let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     let maxStep = sorted.last ?? 0
@@ -89,13 +90,12 @@ public struct LoopCheck: Sendable {
   }
 
   /// BT.709 luma of straight RGB in 8-bit code values, per pixel.
-  static func lumaPlane(_ image: Image) -> [Float] {
-    var out = [Float](repeating: 0, count: image.count)
+  static func lumaPlane(_ image: Image, into out: inout [Float]) {
+    if out.count != image.count { out = [Float](repeating: 0, count: image.count) }
     for i in 0..<image.count {
       let p = image.pixels[i]
       out[i] = (0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z) * 255
     }
-    return out
   }
 
   static func meanDifference(_ a: [Float], _ b: [Float]) -> Double {

@@ -44,7 +44,7 @@ public struct Preset: Sendable {
       InputError("\(path): '\(key)': expected \(expected)")
     }
     for key in object.keys.sorted() where !keys.contains(key) {
-      let hint = suggestion(for: key, in: keys).map { " Did you mean '\($0)'?" } ?? ""
+      let hint = didYouMean(key, in: keys)
       throw InputError("\(path): unknown key '\(key)'.\(hint)")
     }
     if let v = object["version"] {
@@ -115,14 +115,12 @@ public struct Preset: Sendable {
     }
     if let v = object["parameters"] {
       guard let params = v as? [String: Any] else { throw fail("parameters", "an object of parameter names and values") }
-      guard let type = EffectRegistry.type(named: effect) else {
-        let hint = suggestion(for: effect, in: EffectRegistry.names).map { " Did you mean '\($0)'?" } ?? ""
-        throw InputError("\(path): 'effect': unknown effect '\(effect)'; expected one of \(EffectRegistry.names.joined(separator: ", ")).\(hint)")
-      }
+      let type: any Effect.Type
+      do { type = try RenderRequest.effectType(effect) } catch let e as InputError { throw InputError("\(path): 'effect': \(e)") }
       for key in params.keys.sorted() {
         guard let spec = type.info.parameter(named: key) else {
           let names = type.info.parameters.map(\.name)
-          let hint = suggestion(for: key, in: names).map { " Did you mean '\($0)'?" } ?? ""
+          let hint = didYouMean(key, in: names)
           throw InputError("\(path): unknown key 'parameters.\(key)'.\(hint)")
         }
         do {

@@ -68,12 +68,7 @@ extension RenderRequest {
     let info = type.info
     var given: [String: ParameterValue] = [:]
     for (key, value) in parameters {
-      guard let spec = info.parameter(named: key) else {
-        let names = info.parameters.map(\.name)
-        let hint = suggestion(for: key, in: names).map { " Did you mean '\($0)'?" } ?? ""
-        throw InputError("unknown parameter '\(key)' for \(name); expected one of \(names.joined(separator: ", ")).\(hint)")
-      }
-      given[key] = try spec.validate(value)
+      given[key] = try RenderRequest.parameter(key, of: type).validate(value)
     }
     let values = ParameterValues(specs: info.parameters, given: given)
 
@@ -187,11 +182,11 @@ extension RenderRequest {
     let settings = try zip(paths, formats).map { path, format -> OutputSettings in
       var s = try OutputSettings(
         path: path, format: format, codec: format == .mp4 || format == .mov || format == .webm ? codec : nil,
-        width: width, height: height, fps: fps, frameCount: frameCount, crf: crf, bitDepth: bitDepth,
-        threads: encoderThreads, keepAlpha: keepAlpha ?? [.webm, .mov, .png, .apng, .webp, .gif].contains(format),
-        background: backgroundColor,
+        width: width, height: height, fps: fps, frameCount: format.isAnimated ? frameCount : 1, crf: crf,
+        bitDepth: bitDepth, threads: encoderThreads, keepAlpha: keepAlpha ?? true, background: backgroundColor,
         x264Preset: x264Preset ?? "medium", audio: format.isAnimated && format != .y4m ? audioTrack : nil)
-      if format == .png { s.frameCount = 1 }
+      // Unasked, alpha is kept only where the codec carries it; elsewhere the background shows.
+      if keepAlpha == nil && !s.carriesAlpha { s.keepAlpha = false }
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s
     }

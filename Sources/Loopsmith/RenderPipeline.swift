@@ -43,6 +43,7 @@ public enum RenderPipeline {
     let total = job.frameCount
     let batches = (total + threads - 1) / threads
     let shared = SharedRender(effect: effect, surfaces: surfaces, converters: converters, ring: ring)
+    let writerBox = WriterBox(writers)
 
     for batch in 0..<batches {
       if let signal = Cancellation.signal { failure.set(Interrupted(signal: signal)) }
@@ -50,14 +51,13 @@ public enum RenderPipeline {
       let half = batch % 2
       let first = batch * threads
       let count = min(threads, total - first)
-      // The half being filled was encoded two batches ago: wait until that is done.
-      if batch >= 2 { encoding.wait() }
+      // At most one batch is encoding here, the previous one, from the other half: this batch
+      // renders while it encodes, and waits for it only before handing its own half over.
       DispatchQueue.concurrentPerform(iterations: count) { slot in
         shared.render(job: job, frame: first + slot, slot: slot, half: half)
       }
       encoding.wait()
       encoding.enter()
-      let writerBox = WriterBox(writers)
       encoder.async {
         defer { encoding.leave() }
         guard failure.error == nil else { return }

@@ -33,26 +33,23 @@ public struct ColorOrbs: Effect {
   }
 
   public func draw(in context: inout GraphicsContext, clock: Clock) {
-    let size = context.size
-    context.fill(Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height)), with: .color(base))
-    var orbs = context
-    orbs.blendMode = .screen
     // The orbs are soft radial falloffs: a tail crossfade hides where a loop cannot keep their
-    // slow, unrelated rates whole.
+    // slow, unrelated rates whole. Each moment is the base with its orbs screened onto it.
     let samples = clock.samples(for: "orbs")
     if samples.count == 1 {
-      drawOrbs(in: orbs, size: size, clock: clock)
+      drawMoment(in: context, clock: clock)
     } else {
       context.drawBlended(weights: samples.map(\.weight)) { i, layer in
-        // The layer starts clear: draw the base under the orbs so screen blends as on the canvas.
-        layer.fill(Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height)), with: .color(base))
-        layer.blendMode = .screen
-        drawOrbs(in: layer, size: size, clock: samples[i].clock)
+        drawMoment(in: layer, clock: samples[i].clock)
       }
     }
   }
 
-  private func drawOrbs(in context: GraphicsContext, size: (width: Double, height: Double), clock: Clock) {
+  private func drawMoment(in context: GraphicsContext, clock: Clock) {
+    let size = context.size
+    context.fill(Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height)), with: .color(base))
+    var context = context
+    context.blendMode = .screen
     for (index, color) in colors.enumerated() {
       let orb = ColorOrbsMath.orb(index: index, clock: clock, speed: speed, width: size.width, height: size.height)
       let falloff = Gradient(stops: [

@@ -49,7 +49,7 @@ public enum CLI {
       case "check": return try CheckCommand.run(rest, stdout: stdout, stderr: stderr)
       default:
         let commands = ["render", "list", "plan", "check"]
-        let hint = suggestion(for: command, in: commands).map { " Did you mean '\($0)'?" } ?? ""
+        let hint = didYouMean(command, in: commands)
         throw InputError("Unknown command '\(command)'; expected one of \(commands.joined(separator: ", ")).\(hint)")
       }
     } catch {

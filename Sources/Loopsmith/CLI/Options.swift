@@ -77,7 +77,7 @@ struct ParsedArguments {
   }
 
   static func hint(_ given: String, _ specs: [OptionSpec]) -> String {
-    suggestion(for: given, in: specs.map { "--" + $0.long }).map { " Did you mean '\($0)'?" } ?? ""
+    didYouMean(given, in: specs.map { "--" + $0.long })
   }
 }
 

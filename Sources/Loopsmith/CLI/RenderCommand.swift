@@ -51,16 +51,18 @@ enum RenderCommand {
     let target = parsed.positionals[0]
     var base = RenderRequest()
     var outDir: String?
+    var defaultOutputs: [String] = []
     if target.hasSuffix(".json") {
       let preset = try Preset.load(path: target)
+      let dir = parsed.last("out-dir") ?? "renders"
       base = preset.request
-      outDir = parsed.last("out-dir") ?? "renders"
-      base.outputs = base.outputs.map { (outDir! as NSString).appendingPathComponent($0) }
+      base.outputs = base.outputs.map { (dir as NSString).appendingPathComponent($0) }
+      defaultOutputs = [(dir as NSString).appendingPathComponent(preset.name + ".mp4")]
+      outDir = dir
     } else {
       base.effect = target
     }
     let request = base.merged(with: try requestFromFlags(parsed, effect: base.effect))
-    let defaultOutputs = outDir.map { dir in [(dir as NSString).appendingPathComponent((target as NSString).deletingPathExtension.components(separatedBy: "/").last! + ".mp4")] } ?? []
     let job = try request.job(defaultOutputs: defaultOutputs)
     if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
     let quiet = parsed.has("quiet")
@@ -121,20 +123,15 @@ enum RenderCommand {
     if let w = p.last("weather") { sets.append("weather=\(w)") }
     if let s = p.last("state") { sets.append("state=\(s)") }
     if let l = p.last("level") { sets.append("level=\(l)") }
-    guard let effect, let type = EffectRegistry.type(named: effect) else {
-      if !sets.isEmpty, let effect { _ = try RenderRequest.effectType(effect) }
-      return r
-    }
+    guard let effect, !sets.isEmpty else { return r }
+    let type = try RenderRequest.effectType(effect)
     for item in sets {
       guard let eq = item.firstIndex(of: "=") else {
         throw InputError("--set: '\(item)' is not valid; expected name=value")
       }
       let name = String(item[..<eq]), value = String(item[item.index(after: eq)...])
-      guard let spec = type.info.parameter(named: name) else {
-        let names = type.info.parameters.map(\.name)
-        let hint = suggestion(for: name, in: names).map { " Did you mean '\($0)'?" } ?? ""
-        throw InputError("--set: unknown parameter '\(name)' for \(effect); expected one of \(names.joined(separator: ", ")).\(hint)")
-      }
+      let spec: ParameterSpec
+      do { spec = try RenderRequest.parameter(name, of: type) } catch let e as InputError { throw InputError("--set: \(e)") }
       do {
         r.parameters[name] = try spec.parse(value)
       } catch let e as ParameterError {
@@ -163,10 +160,19 @@ enum RenderCommand {
 extension RenderRequest {
   static func effectType(_ name: String) throws -> any Effect.Type {
     guard let t = EffectRegistry.type(named: name) else {
-      let hint = suggestion(for: name, in: EffectRegistry.names).map { " Did you mean '\($0)'?" } ?? ""
+      let hint = didYouMean(name, in: EffectRegistry.names)
       throw InputError("unknown effect '\(name)'; expected one of \(EffectRegistry.names.joined(separator: ", ")).\(hint)")
     }
     return t
+  }
+
+  /// The row of `type`'s parameter table named `name`.
+  static func parameter(_ name: String, of type: any Effect.Type) throws -> ParameterSpec {
+    guard let spec = type.info.parameter(named: name) else {
+      let names = type.info.parameters.map(\.name)
+      throw InputError("unknown parameter '\(name)' for \(type.info.name); expected one of \(names.joined(separator: ", ")).\(didYouMean(name, in: names))")
+    }
+    return spec
   }
 }
 
