@@ -122,7 +122,10 @@ extension RenderRequest {
     if !isStill && formats.contains(where: { !$0.isAnimated }) {
       throw InputError("-o: a PNG still cannot share a render with animated outputs; render it separately")
     }
-    let fixedTime: Double? = isStill ? (time ?? 0) : (time != nil && duration == nil ? time : nil)
+    if !isStill, time != nil {
+      throw InputError("--time: shows one moment in a still (.png); for a loop use --duration, and --still for the Reduce Motion loop")
+    }
+    let fixedTime: Double? = isStill ? (time ?? 0) : nil
     var plan: LoopPlan?
     var frameCount = 1
     if !isStill {

@@ -18,6 +18,7 @@ import _TestSupport
     #expect(info.moovBeforeMdat == true && info.firstPacketIsKeyframe)
     #expect(r.stdout.contains("\"frames\" : 30"))
     #expect(r.stdout.contains("\"status\" : \"ok\""))
+    #expect(r.stdout.contains("\"encoderThreads\" : "))
   }
 
   @Test func aWebMLoopOfTheLoaderKeepsItsAlphaAndPassesCheck() throws {
@@ -79,6 +80,7 @@ import _TestSupport
     (["render", "weather", "--weather", "thunderstorm", "--duration", "10", "-o", "x.mp4"], "--duration"),
     (["render", "voice-orb", "--level", "2", "-o", "x.webm"], "--set level: '2' is not valid"),
     (["render", "color-orbs", "-o", "x.mp4", "--crf", "99"], "--crf: '99' is not valid"),
+    (["render", "color-orbs", "-o", "x.mp4", "--time", "3"], "--time: shows one moment in a still (.png)"),
   ])
   func badInputGetsOneLineAndStatusTwoAndNoFile(args: [String], expected: String) throws {
     let dir = TemporaryDirectory()
