@@ -29,6 +29,11 @@ extension VideoError {
   }
 }
 
+/// Keeps libav's own log off stderr: encoder statistics would clutter the progress, and its
+/// error lines would be a second line beside the one error Loopsmith prints (its words reach that
+/// line through the returned codes, `libavMessage`).
+func silenceLibAVLog() { av_log_set_level(AV_LOG_QUIET) }
+
 /// libav's own words for an error code.
 func libavMessage(_ code: Int32) -> String {
   withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { text in

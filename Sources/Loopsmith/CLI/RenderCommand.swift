@@ -15,6 +15,8 @@ enum RenderCommand {
     OptionSpec("weather", value: "name", "Shorthand for --set weather=NAME."),
     OptionSpec("state", value: "name", "Shorthand for --set state=NAME (voice orb)."),
     OptionSpec("level", value: "0...1", "Shorthand for --set level=N (voice orb)."),
+    OptionSpec("audio", value: "file", "Voice orb: a sound whose loudness drives the level frame by frame; muxed into the output (AAC in MP4, Opus in WebM)."),
+    OptionSpec("levels", value: "file", "Voice orb: levels over time, a CSV of seconds,level lines or a JSON list of [seconds, level] pairs."),
     OptionSpec("rtl", "Right-to-left layout (the sun moves to the top left)."),
     OptionSpec("appearance", value: "light|dark", "Which system palette colors resolve to (default dark)."),
     OptionSpec("palette", value: "ios26|ios18", "The system color table (default ios26)."),
@@ -101,6 +103,8 @@ enum RenderCommand {
     r.bitDepth = try int("bit-depth")
     r.background = p.last("background")
     if p.has("rtl") { r.rightToLeft = true }
+    r.audio = p.last("audio")
+    r.levels = p.last("levels")
     if let a = p.last("appearance") {
       guard let v = Appearance(rawValue: a) else { throw InputError("--appearance: '\(a)' is not valid; expected light or dark") }
       r.appearance = v
