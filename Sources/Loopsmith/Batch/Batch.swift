@@ -380,7 +380,9 @@ public enum Batch {
         kept[i].error = nil
         if options.gallery && kept[i].codecs == nil { kept[i].codecs = Gallery.codecs(path: (dir as NSString).appendingPathComponent(kept[i].path ?? "")) }
       }
-      if options.gallery { _ = try? Gallery.poster(p, dir: dir) }
+      if options.gallery, !FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(Gallery.posterName(p.source.name))) {
+        _ = try? Gallery.poster(p, dir: dir)
+      }
       return kept
     }
     do {
