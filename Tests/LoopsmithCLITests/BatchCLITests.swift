@@ -52,11 +52,16 @@ import _TestSupport
     #expect(try VideoReader(path: "\(out)/orbs.webm").info.frameCount == 5)
     #expect(FileManager.default.fileExists(atPath: "\(out)/aurora.mp4"))  // no outputs: NAME.mp4
 
-    let start = Date()
+    func modified() throws -> [Date] {
+      try rows.map { try FileManager.default.attributesOfItem(atPath: "\(out)/\($0["path"]!)")[.modificationDate] as! Date }
+    }
+    let before = try modified()
     let second = try runLoopsmith(["batch", presets, "--out", out, "--jobs", "2"] + Self.tiny)
     #expect(second.status == 0, "\(second.stderr)")
-    #expect(Date().timeIntervalSince(start) < 3)
     #expect(Self.statuses(try Self.manifest(out)).values.allSatisfy { $0 == "skipped" })
+    #expect(try modified() == before)  // nothing was written again
+    let forced = try runLoopsmith(["batch", presets, "--out", out, "--dry-run", "--force"] + Self.tiny)
+    #expect(forced.stdout.hasSuffix("3 to render, 0 up to date, 0 invalid\n"), "\(forced.stdout)")
 
     try #"{"version": 1, "effect": "aurora-mesh", "maxSpeedChange": 1, "appearance": "light"}"#.write(toFile: "\(presets)/aurora.json", atomically: true, encoding: .utf8)
     let dry = try runLoopsmith(["batch", presets, "--out", out, "--dry-run", "--json"] + Self.tiny)
@@ -126,6 +131,11 @@ import _TestSupport
     let clash = try Self.folder(dir, "c", presets: [
       "one": #"{"effect": "color-orbs", "outputs": ["x.mp4"]}"#, "two": #"{"effect": "aurora-mesh", "outputs": ["x.mp4"]}"#,
     ])
+    let duplicate = try runLoopsmith(["batch", a, b, "--out", dir.path("o")])
+    #expect(duplicate.status == 2)
+    #expect(duplicate.stderr == "Error: two presets are named 'same': \(a)/same.json and \(b)/same.json; expected each name once (it names the outputs)\n")
+    let shard = try runLoopsmith(["batch", a, "--out", dir.path("o"), "--shard", "2-3"])
+    #expect(shard.stderr == "Error: --shard: '2-3' is not valid; expected K/N, like 2/3 (the second of three shards)\n")
     for (args, expected) in [
       ([a, b, "--out", dir.path("o")], "two presets are named 'same'"),
       ([dir.path("empty"), "--out", dir.path("o")], "a folder with no presets"),
