@@ -174,6 +174,17 @@ import _TestSupport
     #expect(again.status == 2 && again.stderr.contains("in both"), "\(again.stderr)")
   }
 
+  @Test func batchHelpListsItsOptions() throws {
+    let r = try runLoopsmith(["batch", "--help"])
+    #expect(r.status == 0)
+    #expect(r.stdout.contains("USAGE: loopsmith batch <preset.json | folder>... --out DIR [options]\n       loopsmith batch --merge DIR... --out DIR [--gallery]\n"))
+    for option in ["--out <dir>", "-j, --jobs <n>", "--force", "--dry-run", "--shard <K/N>", "--shards <n>", "--merge", "--gallery", "-h, --help"] {
+      #expect(r.stdout.contains("  \(option) "), "\(option)")
+    }
+    let top = try runLoopsmith(["--help"])
+    #expect(top.stdout.contains("  batch <preset.json | folder>... --out DIR\n") && top.stdout.contains("  schema "))
+  }
+
   @Test func theSchemaCommandPrintsTheCheckedInSchema() throws {
     let r = try runLoopsmith(["schema"])
     #expect(r.status == 0)

@@ -42,6 +42,7 @@ import Effects
     let schema = PresetSchema.schema()
     let properties = try #require(schema["properties"] as? [String: Any])
     #expect(Set(properties.keys) == Set(Preset.keys))
+    for key in Preset.keys { #expect(PresetSchema.property(key) != nil, "Preset key '\(key)' has no row in PresetSchema.property") }
     let defs = try #require(schema["$defs"] as? [String: Any])
     for type in EffectRegistry.all {
       let def = try #require(defs["parameters-\(type.info.name)"] as? [String: Any])
