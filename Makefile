@@ -7,7 +7,7 @@ DEPS_PKGS  := libavcodec-dev libavformat-dev libswscale-dev libavutil-dev libswr
 PC_MODULES := libavcodec libavformat libswscale libavutil libswresample
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build demo test install renders bench clean
+.PHONY: deps build demo test test-gallery schema install renders bench clean
 
 ## deps: install the libav development packages with apt-get when pkg-config cannot find them
 deps:
@@ -34,6 +34,23 @@ demo: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## renders: every preset in presets/ into renders/ (skipping what is up to date), with a gallery
+renders: build
+	$(LOOPSMITH) batch presets --out renders --jobs 2 --gallery
+	@echo "renders: open renders/index.html; renders/manifest.json lists every file"
+
+## schema: regenerate presets/schema.json from the parameter tables (a test checks it is current)
+schema:
+	$(SWIFT) build --product loopsmith
+	.build/debug/loopsmith schema > presets/schema.json
+
+## test-gallery: install Debian's chromium if missing, then open a batch gallery in it headless
+test-gallery: deps
+	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter theGalleryPlaysInHeadlessChromium
 
 ## install: copy the release binary to $(PREFIX)/bin
 install: build

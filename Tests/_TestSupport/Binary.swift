@@ -15,10 +15,16 @@ public func loopsmithBinary() -> URL {
 }
 
 /// Runs the real binary with `arguments`, waiting for it, and returns its status and output.
-public func runLoopsmith(_ arguments: [String], in directory: URL? = nil) throws -> RunResult {
+/// `environment` adds to (or, with a value of "", removes from) this process's environment.
+public func runLoopsmith(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> RunResult {
   let process = Process()
   process.executableURL = loopsmithBinary()
   process.arguments = arguments
+  if !environment.isEmpty {
+    var env = ProcessInfo.processInfo.environment
+    for (k, v) in environment { env[k] = v.isEmpty ? nil : v }
+    process.environment = env
+  }
   if let directory { process.currentDirectoryURL = directory }
   let out = Pipe(), err = Pipe()
   process.standardOutput = out

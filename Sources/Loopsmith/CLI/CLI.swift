@@ -16,9 +16,12 @@ public enum CLI {
 
     COMMANDS:
       render <effect | preset.json>   Render one video or still.
+      batch <preset.json | folder>... --out DIR
+                                      Render many presets, skipping what is up to date.
       list                            Effects, their parameters and defaults, and presets.
       plan <effect | preset.json>     The loop plan: each layer's strategy and speed change.
       check <video>                   Decode a file and report its loop seam and compatibility.
+      schema                          Print the JSON Schema of preset files.
 
     OPTIONS:
       --version                       Show the version.
@@ -47,8 +50,10 @@ public enum CLI {
       case "list": return try ListCommand.run(rest, stdout: stdout)
       case "plan": return try PlanCommand.run(rest, stdout: stdout)
       case "check": return try CheckCommand.run(rest, stdout: stdout, stderr: stderr)
+      case "batch": return try BatchCommand.run(rest, stdout: stdout, stderr: stderr)
+      case "schema": return try SchemaCommand.run(rest, stdout: stdout)
       default:
-        let commands = ["render", "list", "plan", "check"]
+        let commands = ["render", "batch", "list", "plan", "check", "schema"]
         let hint = didYouMean(command, in: commands)
         throw InputError("Unknown command '\(command)'; expected one of \(commands.joined(separator: ", ")).\(hint)")
       }

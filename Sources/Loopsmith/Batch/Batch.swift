@@ -1,0 +1,481 @@
+import Dispatch
+import Effects
+import Foundation
+import Video
+
+/// What `loopsmith batch` was asked to do.
+public struct BatchOptions: Sendable {
+  /// Preset files and folders of presets.
+  public var inputs: [String]
+  public var outDir: String
+  /// Presets rendered at once.
+  public var jobs = 1
+  /// Cores shared by the jobs (default: all); each job renders with max(1, threads / jobs).
+  public var threads: Int?
+  public var force = false
+  public var shard: BatchShard?
+  /// Applied to every preset (`--size`, `--scale`, `--fps`, `--duration`), for tests and CI.
+  public var overrides = RenderRequest()
+  public var gallery = false
+
+  public init(inputs: [String], outDir: String) { (self.inputs, self.outDir) = (inputs, outDir) }
+}
+
+/// One line of `DIR/manifest.json`: one output of one preset, or one preset that failed before its
+/// outputs were known (`path` nil).
+public struct BatchEntry: Sendable, Equatable {
+  public enum Status: String, Sendable { case rendered, skipped, failed }
+  public var preset: String
+  /// The preset file as given.
+  public var presetFile: String
+  /// Relative to the output folder.
+  public var path: String?
+  public var format: String?
+  public var codec: String?
+  /// The `codecs` parameter of the stream's MIME type, e.g. `avc1.64000a`, for the gallery.
+  public var codecs: String?
+  public var width = 0
+  public var height = 0
+  public var frames = 0
+  public var duration = 0.0
+  public var bytes: Int64 = 0
+  public var sha256: String?
+  public var seconds = 0.0
+  public var status: Status
+  public var error: String?
+  /// SHA-256 of the preset file, its effective parameters and the tool version.
+  public var key: String?
+
+  public init(preset: String, presetFile: String, status: Status) {
+    (self.preset, self.presetFile, self.status) = (preset, presetFile, status)
+  }
+
+  func json() -> [String: Any] {
+    var o: [String: Any] = ["preset": preset, "presetFile": presetFile, "status": status.rawValue]
+    o["path"] = path ?? NSNull()
+    if let format { o["format"] = format }
+    if let codec { o["codec"] = codec }
+    if let codecs { o["codecs"] = codecs }
+    if status != .failed {
+      o["width"] = width
+      o["height"] = height
+      o["frames"] = frames
+      o["duration"] = duration
+      o["bytes"] = bytes
+    }
+    if let sha256 { o["sha256"] = sha256 }
+    o["seconds"] = (seconds * 1000).rounded() / 1000
+    if let error { o["error"] = error }
+    if let key { o["key"] = key }
+    return o
+  }
+
+  init?(json o: [String: Any]) {
+    guard let preset = o["preset"] as? String, let status = (o["status"] as? String).flatMap(Status.init) else { return nil }
+    self.init(preset: preset, presetFile: o["presetFile"] as? String ?? "", status: status)
+    path = o["path"] as? String
+    format = o["format"] as? String
+    codec = o["codec"] as? String
+    codecs = o["codecs"] as? String
+    width = o["width"] as? Int ?? 0
+    height = o["height"] as? Int ?? 0
+    frames = o["frames"] as? Int ?? 0
+    duration = o["duration"] as? Double ?? 0
+    bytes = (o["bytes"] as? NSNumber)?.int64Value ?? 0
+    sha256 = o["sha256"] as? String
+    seconds = o["seconds"] as? Double ?? 0
+    error = o["error"] as? String
+    key = o["key"] as? String
+  }
+}
+
+/// `DIR/manifest.json`: every output of a batch, sorted by preset and path.
+public struct BatchManifest: Sendable {
+  public static let fileName = "manifest.json"
+  public var entries: [BatchEntry]
+
+  public init(entries: [BatchEntry]) {
+    self.entries = entries.sorted { ($0.preset, $0.path ?? "") < ($1.preset, $1.path ?? "") }
+  }
+
+  public var failed: [BatchEntry] { entries.filter { $0.status == .failed } }
+
+  public func text() -> String {
+    let value: [String: Any] = ["version": 1, "tool": "loopsmith \(CLI.version)", "outputs": entries.map { $0.json() }]
+    let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted])) ?? Data()
+    return String(decoding: data, as: UTF8.self) + "\n"
+  }
+
+  /// The manifest in `dir`, or nil when there is none; a manifest that cannot be read is an error.
+  public static func read(dir: String) throws -> BatchManifest? {
+    let path = (dir as NSString).appendingPathComponent(fileName)
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    guard let data = FileManager.default.contents(atPath: path),
+      let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+      let rows = object["outputs"] as? [[String: Any]]
+    else { throw InputError("\(path): not a batch manifest; expected a JSON object with 'outputs'") }
+    return BatchManifest(entries: rows.compactMap(BatchEntry.init(json:)))
+  }
+
+  /// Writes `DIR/manifest.json` through a temporary file and a rename, so readers never see half.
+  public func write(dir: String) throws {
+    try writeAtomically(text(), to: (dir as NSString).appendingPathComponent(Self.fileName))
+  }
+}
+
+/// Writes text to `path` through a temporary file in the same folder and a rename.
+func writeAtomically(_ text: String, to path: String) throws {
+  let tmp = path + ".tmp-\(getpid())"
+  guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8)) else {
+    throw RenderFailure("\(path): cannot write the file")
+  }
+  guard rename(tmp, path) == 0 else {
+    unlink(tmp)
+    throw RenderFailure("\(path): cannot rename the temporary file into place (\(String(cString: strerror(errno))))")
+  }
+}
+
+/// What `--dry-run` reports for one preset.
+public struct BatchPlanLine: Sendable, Equatable {
+  public enum Status: String, Sendable { case render, upToDate = "up-to-date", invalid }
+  public var name: String
+  public var status: Status
+  public var outputs: [String]
+  public var error: String?
+}
+
+/// The result of a batch run.
+public struct BatchReport: Sendable {
+  public var manifest: BatchManifest
+  public var seconds: Double
+  public var failedPresets: [(name: String, error: String)] {
+    var seen = Set<String>()
+    return manifest.failed.compactMap { e in seen.insert(e.preset).inserted ? (e.preset, e.error ?? "failed") : nil }
+  }
+}
+
+/// Renders folders of presets: every preset's frames once into all its outputs, several presets
+/// at once, skipping what is up to date, a shard of them on each machine.
+public enum Batch {
+  /// A preset file found among the inputs.
+  public struct Source: Sendable, Equatable {
+    public var name: String
+    public var path: String
+  }
+
+  /// The preset files among `inputs` (files, and `*.json` in folders except `schema.json`), sorted by
+  /// name. Errors (exit 2): a missing input, a folder without presets, the same name twice, a name that
+  /// is not a plain file name.
+  public static func discover(_ inputs: [String]) throws -> [Source] {
+    guard !inputs.isEmpty else { throw InputError("batch needs preset files or folders; expected loopsmith batch <preset.json | folder>... --out DIR") }
+    var byName: [String: Source] = [:]
+    let fm = FileManager.default
+    for input in inputs {
+      var isDir: ObjCBool = false
+      guard fm.fileExists(atPath: input, isDirectory: &isDir) else { throw InputError("\(input): no such preset file or folder") }
+      var files: [String] = []
+      if isDir.boolValue {
+        let names = (try? fm.contentsOfDirectory(atPath: input)) ?? []
+        files = names.filter { $0.hasSuffix(".json") && $0 != "schema.json" && $0 != BatchManifest.fileName && !$0.hasPrefix(".") }
+          .sorted().map { (input as NSString).appendingPathComponent($0) }
+        guard !files.isEmpty else { throw InputError("\(input): a folder with no presets; expected *.json preset files in it") }
+      } else {
+        guard input.hasSuffix(".json") else { throw InputError("\(input): not a preset; expected a .json file or a folder of them") }
+        files = [input]
+      }
+      for file in files {
+        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.contains("\\") else {
+          throw InputError("\(file): the preset name '\(name)' would escape the output folder; expected a plain file name")
+        }
+        let standard = URL(fileURLWithPath: file).standardizedFileURL.path
+        if let other = byName[name] {
+          if URL(fileURLWithPath: other.path).standardizedFileURL.path == standard { continue }
+          throw InputError("two presets are named '\(name)': \(other.path) and \(file); expected each name once (it names the outputs)")
+        }
+        byName[name] = Source(name: name, path: file)
+      }
+    }
+    return byName.values.sorted { $0.name < $1.name }
+  }
+
+  /// A preset made ready: its job, its outputs in the folder and its up-to-date key, or its error.
+  struct Prepared {
+    var source: Source
+    var job: RenderJob?
+    /// The request the job came from, outputs in the folder.
+    var request: RenderRequest?
+    /// Output file names, relative to the folder.
+    var outputs: [String]
+    var key: String?
+    var error: String?
+  }
+
+  static func prepare(_ source: Source, options: BatchOptions, threads: Int) -> Prepared {
+    var prepared = Prepared(source: source, job: nil, request: nil, outputs: [], key: nil, error: nil)
+    do {
+      let preset = try Preset.load(path: source.path)
+      var request = preset.request.merged(with: options.overrides)
+      let names = request.outputs.isEmpty ? [source.name + ".mp4"] : request.outputs
+      prepared.outputs = names
+      request.outputs = names.map { (options.outDir as NSString).appendingPathComponent($0) }
+      request.threads = threads
+      request.encoderThreads = min(threads, 4)
+      let job = try request.job()
+      prepared.job = job
+      prepared.request = request
+      prepared.key = try key(source: source, request: request, job: job, names: names)
+    } catch {
+      prepared.error = message(for: error).replacingOccurrences(of: "\n", with: " ")
+    }
+    return prepared
+  }
+
+  /// SHA-256 of the tool version, the preset file's bytes, and the effective values of everything
+  /// that shapes the pixels or the encoding (the job after defaults and overrides).
+  static func key(source: Source, request: RenderRequest, job: RenderJob, names: [String]) throws -> String {
+    guard let bytes = FileManager.default.contents(atPath: source.path) else { throw RenderFailure("\(source.path): cannot read the file") }
+    var lines = ["tool loopsmith \(CLI.version)", "preset \(SHA256.hex(bytes))", "effect \(job.effectType.info.name)"]
+    for (name, value) in job.values.values.sorted(by: { $0.key < $1.key }) { lines.append("param \(name)=\(value)") }
+    let env = job.environment
+    lines.append("size \(job.width)x\(job.height) scale \(job.scale) fps \(job.fps) frames \(job.frameCount) time \(job.fixedTime.map { "\($0)" } ?? "-")")
+    lines.append("env \(env.appearance.rawValue) \(env.palette.rawValue) rtl \(env.rightToLeft) still \(env.reduceMotion)")
+    if let plan = job.plan { lines.append("plan \(plan.length) \(plan.rows.map { "\($0.layer):\($0.plannedRate)" }.joined(separator: ","))") }
+    for (name, s) in zip(names, job.outputs) {
+      lines.append("output \(name) \(s.format.rawValue) \(s.codec.rawValue) crf \(s.crf.map(String.init) ?? "-") depth \(s.bitDepth) alpha \(s.keepAlpha) bg \(s.background) x264 \(s.x264Preset)")
+    }
+    for file in [request.audio, request.levels].compactMap({ $0 }) {
+      lines.append("input \(file) \(SHA256.hex(ofFile: file) ?? "unreadable")")
+    }
+    return SHA256.hex(lines.joined(separator: "\n"))
+  }
+
+  /// Whether `previous` records every output of `p` made with the same key, and the files are there.
+  static func isUpToDate(_ p: Prepared, previous: [String: [BatchEntry]], dir: String) -> [BatchEntry]? {
+    guard let key = p.key, let old = previous[p.source.name] else { return nil }
+    var out: [BatchEntry] = []
+    for name in p.outputs {
+      guard let e = old.first(where: { $0.path == name }), e.status != .failed, e.key == key else { return nil }
+      let path = (dir as NSString).appendingPathComponent(name)
+      guard let attrs = try? FileManager.default.attributesOfItem(atPath: path),
+        (attrs[.size] as? NSNumber)?.int64Value == e.bytes
+      else { return nil }
+      out.append(e)
+    }
+    return out
+  }
+
+  /// Render threads per job: the cores shared by the jobs, never fewer than one.
+  public static func threadsPerJob(cores: Int, jobs: Int) -> Int { max(1, cores / max(1, jobs)) }
+
+  /// The presets `options` selects (its shard), with the others' names left out.
+  static func selected(_ options: BatchOptions) throws -> [Source] {
+    let all = try discover(options.inputs)
+    guard let shard = options.shard else { return all }
+    let keep = shard.select(all.map(\.name))
+    return all.filter { keep.contains($0.name) }
+  }
+
+  static func checkOutputCollisions(_ prepared: [Prepared]) throws {
+    var owner: [String: String] = [:]
+    for p in prepared {
+      for name in p.outputs {
+        if let other = owner[name], other != p.source.name {
+          throw InputError("presets '\(other)' and '\(p.source.name)' both write '\(name)'; expected each output name once in the folder")
+        }
+        owner[name] = p.source.name
+      }
+    }
+  }
+
+  /// `--dry-run`: what would render and what is up to date, rendering nothing.
+  public static func plan(_ options: BatchOptions) throws -> [BatchPlanLine] {
+    let sources = try selected(options)
+    let previous = try previousEntries(options.outDir)
+    let prepared = sources.map { prepare($0, options: options, threads: 1) }
+    try checkOutputCollisions(prepared)
+    return prepared.map { p in
+      let status: BatchPlanLine.Status =
+        p.error != nil ? .invalid : (!options.force && isUpToDate(p, previous: previous, dir: options.outDir) != nil ? .upToDate : .render)
+      return BatchPlanLine(name: p.source.name, status: status, outputs: p.outputs, error: p.error)
+    }
+  }
+
+  static func previousEntries(_ dir: String) throws -> [String: [BatchEntry]] {
+    let manifest = try BatchManifest.read(dir: dir)
+    return Dictionary(grouping: manifest?.entries ?? [], by: \.preset)
+  }
+
+  /// Renders the selected presets into `options.outDir`, `jobs` at a time, and writes the manifest
+  /// (and the gallery). Failures are recorded per preset; only bad arguments throw.
+  public static func run(_ options: BatchOptions, log: (@Sendable (String) -> Void)? = nil) throws -> BatchReport {
+    let start = Date()
+    let jobs = options.jobs
+    guard jobs >= 1, jobs <= 64 else { throw InputError("--jobs: '\(jobs)' is not valid; expected a whole number from 1 to 64") }
+    let cores = options.threads ?? ProcessInfo.processInfo.activeProcessorCount
+    guard cores >= 1, cores <= 256 else { throw InputError("--threads: '\(cores)' is not valid; expected a whole number from 1 to 256") }
+    let sources = try selected(options)
+    let dir = options.outDir
+    do {
+      try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    } catch {
+      throw RenderFailure("\(dir): cannot create the output folder")
+    }
+    let previous = try previousEntries(dir)
+    let perJob = threadsPerJob(cores: cores, jobs: jobs)
+    let prepared = sources.map { prepare($0, options: options, threads: perJob) }
+    try checkOutputCollisions(prepared)
+
+    let results = ResultBox(count: prepared.count)
+    let next = ResultBox.Counter()
+    let workers = min(jobs, max(1, prepared.count))
+    let group = DispatchGroup()
+    // Plain threads, not concurrentPerform: each job's pipeline runs its own concurrentPerform over
+    // its share of the cores, which a nested apply would serialize.
+    for _ in 0..<workers {
+      group.enter()
+      let thread = Thread {
+        defer { group.leave() }
+        while let i = next.take(below: prepared.count) {
+          if Cancellation.signal != nil { break }
+          let entries = renderOne(prepared[i], options: options, previous: previous)
+          results.set(i, entries)
+          for e in entries where e.path != nil || e.status == .failed {
+            log?("\(e.preset)\(e.path.map { " -> \($0)" } ?? ""): \(e.status.rawValue)\(e.error.map { ": \($0)" } ?? "")\(e.status == .rendered ? String(format: " in %.2f s", e.seconds) : "")")
+          }
+        }
+      }
+      thread.stackSize = 8 << 20
+      thread.start()
+    }
+    group.wait()
+    if let signal = Cancellation.signal { throw Interrupted(signal: signal) }
+    let manifest = BatchManifest(entries: results.all.flatMap { $0 })
+    try manifest.write(dir: dir)
+    if options.gallery { try Gallery.write(manifest, dir: dir) }
+    return BatchReport(manifest: manifest, seconds: Date().timeIntervalSince(start))
+  }
+
+  static func renderOne(_ p: Prepared, options: BatchOptions, previous: [String: [BatchEntry]]) -> [BatchEntry] {
+    let start = Date()
+    let dir = options.outDir
+    func failed(_ error: String) -> [BatchEntry] {
+      let paths: [String?] = p.outputs.isEmpty ? [nil] : p.outputs.map { $0 }
+      return paths.map { path in
+        var e = BatchEntry(preset: p.source.name, presetFile: p.source.path, status: .failed)
+        e.path = path
+        e.format = path.flatMap { OutputFormat(path: $0)?.rawValue }
+        e.error = error
+        e.key = p.key
+        e.seconds = Date().timeIntervalSince(start)
+        return e
+      }
+    }
+    guard let job = p.job, p.error == nil else { return failed(p.error ?? "failed") }
+    if !options.force, var kept = isUpToDate(p, previous: previous, dir: dir) {
+      for i in kept.indices {
+        kept[i].status = .skipped
+        kept[i].presetFile = p.source.path
+        kept[i].seconds = Date().timeIntervalSince(start)
+        kept[i].error = nil
+        if options.gallery && kept[i].codecs == nil { kept[i].codecs = Gallery.codecs(path: (dir as NSString).appendingPathComponent(kept[i].path ?? "")) }
+      }
+      if options.gallery, !FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(Gallery.posterName(p.source.name))) {
+        _ = try? Gallery.poster(p, dir: dir)
+      }
+      return kept
+    }
+    do {
+      let result = try RenderPipeline.run(job)
+      if options.gallery { try Gallery.poster(p, dir: dir) }
+      let seconds = Date().timeIntervalSince(start)
+      return zip(p.outputs, zip(job.outputs, result.files)).map { name, pair in
+        let (settings, file) = pair
+        var e = BatchEntry(preset: p.source.name, presetFile: p.source.path, status: .rendered)
+        e.path = name
+        e.format = settings.format.rawValue
+        e.codec = file.codec.rawValue
+        e.width = settings.width
+        e.height = settings.height
+        e.frames = file.frames
+        e.duration = file.duration
+        e.bytes = file.bytes
+        e.sha256 = SHA256.hex(ofFile: file.path)
+        e.seconds = seconds
+        e.key = p.key
+        if options.gallery { e.codecs = Gallery.codecs(path: file.path) }
+        return e
+      }
+    } catch {
+      return failed(message(for: error).replacingOccurrences(of: "\n", with: " "))
+    }
+  }
+
+  /// `--merge`: the shards' manifests as one, their files copied into `out` (when it is another
+  /// folder). A preset in two shards is an error (exit 2).
+  public static func merge(_ dirs: [String], into out: String, gallery: Bool) throws -> BatchReport {
+    let start = Date()
+    guard !dirs.isEmpty else { throw InputError("--merge needs the shards' output folders; expected loopsmith batch --merge DIR... --out DIR") }
+    let fm = FileManager.default
+    try? fm.createDirectory(atPath: out, withIntermediateDirectories: true)
+    let outPath = URL(fileURLWithPath: out).standardizedFileURL.path
+    var from: [String: String] = [:]
+    var entries: [BatchEntry] = []
+    for dir in dirs {
+      guard let manifest = try BatchManifest.read(dir: dir) else {
+        throw InputError("\(dir): no \(BatchManifest.fileName); expected the output folder of a batch shard")
+      }
+      for preset in Set(manifest.entries.map(\.preset)).sorted() {
+        if let other = from[preset] { throw InputError("preset '\(preset)' is in both \(other) and \(dir); expected disjoint shards") }
+        from[preset] = dir
+      }
+      let same = URL(fileURLWithPath: dir).standardizedFileURL.path == outPath
+      for e in manifest.entries {
+        if !same, let path = e.path, e.status != .failed {
+          let src = (dir as NSString).appendingPathComponent(path), dst = (out as NSString).appendingPathComponent(path)
+          try? fm.removeItem(atPath: dst)
+          do { try fm.copyItem(atPath: src, toPath: dst) } catch {
+            throw RenderFailure("\(src): cannot copy into \(out)")
+          }
+        }
+        if !same {
+          let poster = Gallery.posterName(e.preset)
+          let src = (dir as NSString).appendingPathComponent(poster)
+          if fm.fileExists(atPath: src) {
+            try? fm.createDirectory(atPath: (out as NSString).appendingPathComponent("posters"), withIntermediateDirectories: true)
+            let dst = (out as NSString).appendingPathComponent(poster)
+            try? fm.removeItem(atPath: dst)
+            try? fm.copyItem(atPath: src, toPath: dst)
+          }
+        }
+        entries.append(e)
+      }
+    }
+    let manifest = BatchManifest(entries: entries)
+    try manifest.write(dir: out)
+    if gallery { try Gallery.write(manifest, dir: out) }
+    return BatchReport(manifest: manifest, seconds: Date().timeIntervalSince(start))
+  }
+}
+
+/// Results by preset index, filled by the worker threads.
+private final class ResultBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var slots: [[BatchEntry]]
+  init(count: Int) { slots = Array(repeating: [], count: count) }
+  func set(_ i: Int, _ e: [BatchEntry]) { lock.withLock { slots[i] = e } }
+  var all: [[BatchEntry]] { lock.withLock { slots } }
+
+  /// Hands out indices 0, 1, 2, ... to the workers.
+  final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func take(below n: Int) -> Int? {
+      lock.withLock {
+        guard value < n else { return nil }
+        defer { value += 1 }
+        return value
+      }
+    }
+  }
+}

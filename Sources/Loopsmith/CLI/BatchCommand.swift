@@ -1,0 +1,125 @@
+import Foundation
+
+enum BatchCommand {
+  static let options: [OptionSpec] = [
+    OptionSpec("out", value: "dir", "The output folder: every preset's outputs, manifest.json, and index.html with --gallery."),
+    OptionSpec("jobs", short: "j", value: "n", "Presets rendered at once; each renders with max(1, cores / n) threads (default 1)."),
+    OptionSpec("threads", value: "n", "Cores the jobs share (default: all)."),
+    OptionSpec("force", "Render presets that are up to date too."),
+    OptionSpec("dry-run", "List what would render and what is up to date; render nothing."),
+    OptionSpec("shard", value: "K/N", "Render shard K of N: a stable, disjoint share of the presets by name."),
+    OptionSpec("shards", value: "n", "The number of shards when the index comes from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX."),
+    OptionSpec("merge", "Combine the manifests (and files) of the shards' folders given as arguments into --out."),
+    OptionSpec("gallery", "Write index.html: each output as a looping video with a poster of frame 0."),
+    OptionSpec("size", value: "WxH", "Override every preset's size in pixels (tests, CI previews)."),
+    OptionSpec("scale", value: "s", "Override every preset's pixels per point."),
+    OptionSpec("fps", value: "n", "Override every preset's frames per second."),
+    OptionSpec("duration", value: "seconds", "Override every preset's loop length."),
+    OptionSpec("json", "Print JSON on stdout (with --dry-run: a list of the presets with name and status)."),
+    OptionSpec("quiet", "No per-preset lines on stderr."),
+  ]
+
+  static let help = helpText(
+    usage: "loopsmith batch <preset.json | folder>... --out DIR [options]\n       loopsmith batch --merge DIR... --out DIR [--gallery]",
+    overview: "Render many presets: each preset's frames once, into all of its outputs; skip what is up to date.",
+    arguments: [("<preset.json | folder>", "Preset files, or folders of them (every *.json but schema.json).")],
+    options: options)
+
+  static func run(_ args: [String], stdout: TextSink, stderr: TextSink, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int32 {
+    if args.contains("-h") || args.contains("--help") {
+      stdout.write(help + "\n")
+      return 0
+    }
+    let parsed = try ParsedArguments(args, specs: options)
+    guard let out = parsed.last("out"), !out.isEmpty else { throw InputError("--out: missing; expected --out DIR, the folder for the outputs and manifest.json") }
+    let quiet = parsed.has("quiet")
+    func int(_ name: String) throws -> Int? {
+      guard let v = parsed.last(name) else { return nil }
+      guard let n = Int(v) else { throw InputError("--\(name): '\(v)' is not valid; expected a whole number") }
+      return n
+    }
+    if parsed.has("merge") {
+      for flag in ["shard", "shards", "dry-run", "force", "jobs", "size", "scale", "fps", "duration"] where parsed.has(flag) {
+        throw InputError("--\(flag): not used with --merge; expected loopsmith batch --merge DIR... --out DIR [--gallery]")
+      }
+      let report = try Batch.merge(parsed.positionals, into: out, gallery: parsed.has("gallery"))
+      return finish(report, parsed: parsed, stdout: stdout, stderr: stderr, verb: "merged")
+    }
+    var options = BatchOptions(inputs: parsed.positionals, outDir: out)
+    options.jobs = try int("jobs") ?? 1
+    options.threads = try int("threads")
+    options.force = parsed.has("force")
+    options.gallery = parsed.has("gallery")
+    if let s = parsed.last("shard") {
+      options.shard = try BatchShard.parse(s)
+    } else {
+      let shards = try int("shards")
+      if let n = shards, n < 1 { throw InputError("--shards: '\(n)' is not valid; expected a whole number from 1") }
+      options.shard = try BatchShard.fromEnvironment(environment, shards: shards)
+    }
+    var overrides = RenderRequest()
+    if let s = parsed.last("size") { overrides.size = try parseSize(s, field: "--size") }
+    if let v = parsed.last("scale") {
+      guard let d = Double(v), d.isFinite else { throw InputError("--scale: '\(v)' is not valid; expected a number") }
+      overrides.scale = d
+    }
+    overrides.fps = try int("fps")
+    if let v = parsed.last("duration") {
+      guard let d = Double(v), d.isFinite else { throw InputError("--duration: '\(v)' is not valid; expected seconds") }
+      overrides.duration = d
+    }
+    options.overrides = overrides
+
+    if parsed.has("dry-run") {
+      let lines = try Batch.plan(options)
+      if parsed.has("json") {
+        let rows: [[String: Any]] = lines.map { l in
+          var o: [String: Any] = ["name": l.name, "status": l.status.rawValue, "outputs": l.outputs]
+          if let e = l.error { o["error"] = e }
+          return o
+        }
+        stdout.write(CLI.jsonString(rows) + "\n")
+      } else {
+        for l in lines {
+          stdout.write("\(l.status.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(l.name)\(l.outputs.isEmpty ? "" : " -> " + l.outputs.joined(separator: ", "))\(l.error.map { ": \($0)" } ?? "")\n")
+        }
+        let render = lines.filter { $0.status == .render }.count, fresh = lines.filter { $0.status == .upToDate }.count
+        stdout.write("\(render) to render, \(fresh) up to date, \(lines.count - render - fresh) invalid\(options.shard.map { " (shard \($0))" } ?? "")\n")
+      }
+      return 0
+    }
+    Cancellation.installHandlers()
+    let sink: TextSink = stderr
+    var log: (@Sendable (String) -> Void)?
+    if !quiet { log = { (line: String) -> Void in sink.write(line + "\n") } }
+    let report = try Batch.run(options, log: log)
+    return finish(report, parsed: parsed, stdout: stdout, stderr: stderr, verb: "batch")
+  }
+
+  static func finish(_ report: BatchReport, parsed: ParsedArguments, stdout: TextSink, stderr: TextSink, verb: String) -> Int32 {
+    let entries = report.manifest.entries
+    let presets = Set(entries.map(\.preset)).count
+    let count = { (s: BatchEntry.Status) in entries.filter { $0.status == s }.count }
+    let failed = report.failedPresets
+    if !parsed.has("quiet") || !failed.isEmpty {
+      stderr.write(String(format: "\(verb): %d presets, %d outputs rendered, %d skipped, %d failed in %.1f s\n", presets, count(.rendered), count(.skipped), count(.failed), report.seconds))
+    }
+    if !failed.isEmpty {
+      stderr.write("Failed presets:\n" + failed.map { "  \($0.name): \($0.error)\n" }.joined())
+    }
+    if parsed.has("json") { stdout.write(report.manifest.text()) }
+    return failed.isEmpty ? 0 : 1
+  }
+}
+
+enum SchemaCommand {
+  static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
+    if args.contains("-h") || args.contains("--help") {
+      stdout.write(helpText(usage: "loopsmith schema", overview: "Print the JSON Schema of preset files (presets/schema.json), generated from the parameter tables.", arguments: [], options: []) + "\n")
+      return 0
+    }
+    guard args.isEmpty else { throw InputError("schema takes no arguments; got '\(args[0])'") }
+    stdout.write(PresetSchema.text())
+    return 0
+  }
+}
