@@ -87,6 +87,9 @@ extension RenderRequest {
       given[key] = try RenderRequest.parameter(key, of: type).validate(value)
     }
     let pair = try transition.map { try Self.transitionPair($0, of: type, given: given) }
+    if pair != nil, levels != nil || audio != nil {
+      throw InputError("\(levels != nil ? "--levels" : "--audio"): a transition clip holds one --level for both states, as their loops do; remove it")
+    }
     if let pair {
       // The clip's own sequence; its step lengths are set once the clip's length is known.
       given[info.transition!.parameter] = .choice(pair.from)

@@ -79,6 +79,16 @@ func largestStep(_ a: Image, _ b: Image) -> Float {
     #expect(checksum(frame(clip, clip.frameCount)) == checksum(frame(try job("weather", ["weather": "rain"], fps: 10), 0)))
   }
 
+  @Test func aVoiceClipHoldsOneLevel() throws {
+    var r = RenderRequest()
+    (r.effect, r.transition, r.levels, r.outputs) = ("voice-orb", "idle:speaking", "levels.csv", ["clip.mp4"])
+    #expect {
+      _ = try r.job()
+    } throws: { error in
+      "\(error)".contains("--levels: a transition clip holds one --level")
+    }
+  }
+
   @Test(arguments: [
     ("weather", "rain:rain", nil, "--transition: 'rain:rain' changes nothing"),
     ("weather", "rain", nil, "--transition: 'rain' is not valid; expected FROM:TO"),
