@@ -9,7 +9,7 @@ public struct Preset: Sendable {
   public static let keys = [
     "version", "description", "effect", "parameters", "size", "fps", "duration", "time", "still", "scale",
     "outputs", "codec", "crf", "bitDepth", "background", "appearance", "palette", "rtl", "maxSpeedChange",
-    "audio", "levels",
+    "audio", "levels", "transition",
   ]
 
   public var name: String
@@ -98,6 +98,16 @@ public struct Preset: Sendable {
     r.maxSpeedChange = try number("maxSpeedChange")
     r.audio = try string("audio")
     r.levels = try string("levels")
+    if let v = object["transition"] {
+      // "rain:snow" or ["rain", "snow"]; the names are checked with the effect's own.
+      if let text = v as? String {
+        r.transition = text
+      } else if let pair = v as? [String], pair.count == 2 {
+        r.transition = pair.joined(separator: ":")
+      } else {
+        throw fail("transition", "\"from:to\" or [from, to], two weathers or voice states")
+      }
+    }
     if let a = try string("appearance") {
       guard let v = Appearance(rawValue: a) else { throw fail("appearance", "light or dark") }
       r.appearance = v

@@ -25,6 +25,18 @@ public struct RenderJob: Sendable {
   public let threads: Int
   /// The voice orb's levels over time, from a level file or an audio envelope.
   public let levels: LevelTrack?
+  /// The transition this clip makes, or nil for a loop or a still.
+  public let transition: Transition?
+
+  /// A transition clip: from one value's loop to another's (weathers, voice states).
+  public struct Transition: Sendable, Hashable {
+    /// The value whose loop plays before the clip, and the one whose loop plays after it.
+    public var from: String, to: String
+    /// When the change starts, in seconds into the clip; the clip's first value holds until then.
+    public var change: Double
+    /// The lengths of the two loops the clip joins, in seconds.
+    public var fromLoop: Double, toLoop: Double
+  }
 
   /// The loop length in seconds.
   public var duration: Double { Double(frameCount) / Double(fps) }
@@ -39,6 +51,10 @@ public struct RenderJob: Sendable {
     if var orb = effect as? VoiceOrb, let levels {
       orb.levels = levels
       return orb
+    }
+    if var weather = effect as? Weather, transition != nil {
+      weather.endsOnLoop = true
+      return weather
     }
     return effect
   }
@@ -70,7 +86,16 @@ extension RenderRequest {
     for (key, value) in parameters {
       given[key] = try RenderRequest.parameter(key, of: type).validate(value)
     }
-    let values = ParameterValues(specs: info.parameters, given: given)
+    let pair = try transition.map { try Self.transitionPair($0, of: type, given: given) }
+    if pair != nil, levels != nil || audio != nil {
+      throw InputError("\(levels != nil ? "--levels" : "--audio"): a transition clip holds one --level for both states, as their loops do; remove it")
+    }
+    if let pair {
+      // The clip's own sequence; its step lengths are set once the clip's length is known.
+      given[info.transition!.parameter] = .choice(pair.from)
+      given["sequence"] = try RenderRequest.parameter("sequence", of: type).parse("\(pair.from):1,\(pair.to):1")
+    }
+    var values = ParameterValues(specs: info.parameters, given: given)
 
     let scale = self.scale ?? 3
     guard scale.isFinite, scale > 0, scale <= Limits.maxScale else {
@@ -126,24 +151,27 @@ extension RenderRequest {
       throw InputError("--time: shows one moment in a still (.png); for a loop use --duration, and --still for the Reduce Motion loop")
     }
     let fixedTime: Double? = isStill ? (time ?? 0) : nil
+    if isStill, transition != nil {
+      throw InputError("--transition: makes a clip; expected an animated output (.mp4, .webm, ...), not a still")
+    }
+    if let d = duration, !(d.isFinite && d > 0 && d <= Limits.maxDuration) {
+      throw InputError("--duration: '\(d)' is not valid; expected seconds above 0 and at most \(Int(Limits.maxDuration))")
+    }
     var plan: LoopPlan?
     var frameCount = 1
+    var clip: RenderJob.Transition?
     if !isStill {
-      let motions = Self.recordMotions(type: type, values: values, environment: environment, width: width, height: height, scale: scale)
-      let quantum = info.loopQuantum
       let length: Double
-      if let duration {
-        guard duration.isFinite, duration > 0, duration <= Limits.maxDuration else {
-          throw InputError("--duration: '\(duration)' is not valid; expected seconds above 0 and at most \(Int(Limits.maxDuration))")
-        }
-        length = duration
+      if let pair {
+        let made = try Self.transitionClip(
+          type: type, values: values, from: pair.from, to: pair.to, environment: environment, width: width,
+          height: height, scale: scale, fps: fps, duration: duration, maxChange: maxChange)
+        (plan, length, values, clip) = (made.plan, made.length, made.values, made.transition)
       } else {
-        length = try Self.defaultLength(motions: motions, fps: fps, quantum: quantum, maxChange: maxChange)
-      }
-      do {
-        plan = try LoopPlanner.plan(motions: motions, length: length, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)
-      } catch let error as LoopPlanError {
-        throw InputError("--duration: \(error)")
+        let made = try Self.loopPlan(
+          type: type, values: values, environment: environment, width: width, height: height, scale: scale, fps: fps,
+          duration: duration, maxChange: maxChange)
+        (plan, length) = (made, made.length)
       }
       frameCount = Int((length * Double(fps)).rounded())
       if environment.reduceMotion { plan = nil }
@@ -196,7 +224,111 @@ extension RenderRequest {
     return RenderJob(
       effectType: type, values: values, environment: environment, width: width, height: height, scale: scale,
       fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings, threads: threads,
-      levels: try levelTrack(for: type, fps: fps, frameCount: frameCount))
+      levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
+  }
+
+  /// The loop plan of one effect with these values: of `duration` seconds, or of the default length.
+  static func loopPlan(
+    type: any Effect.Type, values: ParameterValues, environment: RenderEnvironment, width: Int, height: Int,
+    scale: Double, fps: Int, duration: Double?, maxChange: Double
+  ) throws -> LoopPlan {
+    let motions = recordMotions(type: type, values: values, environment: environment, width: width, height: height, scale: scale)
+    let quantum = type.info.loopQuantum
+    let length = try duration ?? defaultLength(motions: motions, fps: fps, quantum: quantum, maxChange: maxChange)
+    do {
+      return try LoopPlanner.plan(motions: motions, length: length, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)
+    } catch let error as LoopPlanError {
+      throw InputError("--duration: \(error)")
+    }
+  }
+
+  /// `FROM:TO`, each a value of the effect's transition parameter, checked.
+  private static func transitionPair(_ text: String, of type: any Effect.Type, given: [String: ParameterValue]) throws
+    -> (from: String, to: String)
+  {
+    let info = type.info
+    guard let spec = info.transition else {
+      let able = EffectRegistry.all.filter { $0.info.transition != nil }.map { $0.info.name }
+      throw InputError("--transition: \(info.name) has nothing to change between; only \(able.joined(separator: " and ")) make transition clips")
+    }
+    let choice = try RenderRequest.parameter(spec.parameter, of: type)
+    let names = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+    let parsed = names.count == 2 ? names.compactMap { try? choice.parse($0) } : []
+    guard parsed.count == 2, case .choice(let from) = parsed[0], case .choice(let to) = parsed[1] else {
+      throw InputError("--transition: '\(text)' is not valid; expected FROM:TO with each \(choice.expected)")
+    }
+    guard from != to else {
+      throw InputError("--transition: '\(text)' changes nothing; expected two different values, FROM:TO")
+    }
+    if given["sequence"] != nil {
+      throw InputError("--transition: makes its own sequence; remove the 'sequence' parameter")
+    }
+    return (from, to)
+  }
+
+  /// A transition clip from `from` to `to`: its plan, length, values and timing.
+  ///
+  /// The clip starts on frame 0 of `from`'s loop and its next frame is frame 0 of `to`'s, each loop
+  /// of its default length at this size, frame rate and speed limit (`loopsmith render` of the same
+  /// effect with `--weather`/`--state` and no `--duration`). Its length is the shortest whole
+  /// multiple of the effect's loop quantum (6 s for weather; a whole loop when both share one clock,
+  /// as the orb's blobs do) that holds 1 s of `from`, the change and its settling, and 1 s of `to`;
+  /// the change starts where `from` shows as long as `to` after settling: 2.5 s into a 6 s weather
+  /// clip, 3.5 s into a 10 s voice-orb clip.
+  static func transitionClip(
+    type: any Effect.Type, values: ParameterValues, from: String, to: String, environment: RenderEnvironment,
+    width: Int, height: Int, scale: Double, fps: Int, duration: Double?, maxChange: Double
+  ) throws -> (plan: LoopPlan, length: Double, values: ParameterValues, transition: RenderJob.Transition) {
+    let info = type.info
+    let spec = info.transition!
+    func loop(_ value: String) throws -> LoopPlan {
+      var given = values.values
+      given[spec.parameter] = .choice(value)
+      given["sequence"] = info.parameter(named: "sequence")?.defaultValue
+      let loopValues = ParameterValues(specs: info.parameters, given: given)
+      do {
+        return try loopPlan(
+          type: type, values: loopValues, environment: environment, width: width, height: height, scale: scale,
+          fps: fps, duration: nil, maxChange: maxChange)
+      } catch let error as InputError {
+        throw InputError("--transition: the \(value) loop: \(error)")
+      }
+    }
+    let (fromPlan, toPlan) = (try loop(from), try loop(to))
+    let quantum: Double
+    if spec.ownClocks {
+      quantum = info.loopQuantum ?? 1
+    } else {
+      // One clock for both: the clip must hold whole loops, and the loops must move alike.
+      guard fromPlan.length == toPlan.length, fromPlan.rows == toPlan.rows else {
+        throw InputError("--transition: the \(from) and \(to) loops move differently; no clip of whole loops joins them")
+      }
+      quantum = fromPlan.length
+    }
+    let shortest = spec.settle + 2
+    let whole = { (x: Double) in x.isFinite && abs(x - x.rounded()) <= 1e-9 * max(1, abs(x)) }
+    let length: Double
+    if let duration {
+      guard whole(duration / quantum), duration >= shortest - 1e-9 else {
+        let fits = max((shortest / quantum - 1e-9).rounded(.up), 1) * quantum
+        throw InputError("--duration: a \(info.name) transition lasts a whole multiple of \(ParameterValue.format(quantum)) s, at least \(ParameterValue.format(shortest)) s; expected \(ParameterValue.format(fits)) or a multiple of it")
+      }
+      length = duration
+    } else {
+      length = max((shortest / quantum - 1e-9).rounded(.up), 1) * quantum
+    }
+    guard whole(length * Double(fps)) else {
+      throw InputError("--fps: a \(ParameterValue.format(length)) s transition at \(fps) fps is not a whole number of frames")
+    }
+    let change = (length - spec.settle) / 2
+    var given = values.values
+    given["sequence"] = try RenderRequest.parameter("sequence", of: type)
+      .parse("\(from):\(ParameterValue.format(change)),\(to):\(ParameterValue.format(length - change))")
+    let plan = spec.ownClocks ? LoopPlan.clip(length: length, fps: fps, parts: [(from, fromPlan), (to, toPlan)]) : fromPlan
+    return (
+      plan, length, ParameterValues(specs: info.parameters, given: given),
+      RenderJob.Transition(from: from, to: to, change: change, fromLoop: fromPlan.length, toLoop: toPlan.length)
+    )
   }
 
   private func defaultFPS(_ type: any Effect.Type, _ values: ParameterValues) -> Int {

@@ -35,6 +35,9 @@ public struct RenderRequest: Sendable {
   public var audio: String?
   /// A JSON or CSV file of time and level for the voice orb.
   public var levels: String?
+  /// A transition clip from one weather or voice state to another (`rain:snow`), which starts on
+  /// frame 0 of the first one's loop and ends just before frame 0 of the second one's.
+  public var transition: String?
 
   public init() {}
 
@@ -63,6 +66,7 @@ public struct RenderRequest: Sendable {
     out.x264Preset = overrides.x264Preset ?? x264Preset
     out.audio = overrides.audio ?? audio
     out.levels = overrides.levels ?? levels
+    out.transition = overrides.transition ?? transition
     return out
   }
 }

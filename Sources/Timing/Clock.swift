@@ -21,6 +21,14 @@ public struct Clock: Sendable {
   /// The same clock at another time.
   public func at(_ time: Double) -> Clock { Clock(time: time, plan: plan, recorder: recorder) }
 
+  /// The clock of one part of the effect that keeps its own loop, such as one weather of a
+  /// transition clip: the same time, under the plan the part's own loop has, so that the part
+  /// moves in the clip exactly as in its loop file. A plan without parts applies to every part.
+  public func part(_ name: String) -> Clock {
+    guard let own = plan?.part(name) else { return self }
+    return Clock(time: time, plan: own, recorder: recorder)
+  }
+
   /// The rate to use for a motion that the seed runs at `rate` units a second with a cycle of
   /// `period` units. A rate that is not a number, or a period of 0 or less, is left as it is.
   public func rate(

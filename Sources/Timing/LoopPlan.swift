@@ -61,6 +61,9 @@ public struct LoopPlan: MotionPlan, Hashable, Codable {
   public let rows: [Row]
   /// Every layer, in the same order.
   public let layers: [Layer]
+  /// The plans of parts that keep their own loops, by name: each weather of a transition clip.
+  /// Empty for a loop; `rows` and `layers` then list every part's, named `part/layer`.
+  public let parts: [String: LoopPlan]
 
   /// Planned rates by motion, rebuilt from `rows`.
   private let rates: [Key: Double]
@@ -70,9 +73,12 @@ public struct LoopPlan: MotionPlan, Hashable, Codable {
     var layer: String, name: String, rate: Double, period: Double
   }
 
-  init(length: Double, fps: Int?, maxSpeedChange: Double, lengthQuantum: Double?, rows: [Row], layers: [Layer]) {
+  init(
+    length: Double, fps: Int?, maxSpeedChange: Double, lengthQuantum: Double?, rows: [Row], layers: [Layer],
+    parts: [String: LoopPlan] = [:]
+  ) {
     (self.length, self.fps, self.maxSpeedChange, self.lengthQuantum) = (length, fps, maxSpeedChange, lengthQuantum)
-    (self.rows, self.layers) = (rows, layers)
+    (self.rows, self.layers, self.parts) = (rows, layers, parts)
     var rates: [Key: Double] = [:]
     for row in rows {
       rates[Key(layer: row.layer, name: row.motion, rate: row.originalRate, period: row.period)] = row.plannedRate
@@ -102,7 +108,34 @@ public struct LoopPlan: MotionPlan, Hashable, Codable {
 
   public func crossfadeWindow(for layer: String) -> Double? { windows[layer] }
 
-  private enum CodingKeys: String, CodingKey { case length, fps, maxSpeedChange, lengthQuantum, rows, layers }
+  public func part(_ name: String) -> (any MotionPlan)? { parts[name] }
+
+  /// The plan of a clip of `length` seconds made of parts that each keep their own loop's plan,
+  /// such as a transition from one weather to another: a clock asks `part` for a part's plan, so
+  /// the part moves exactly as in its own loop. Its rows are the parts' rows, each layer named
+  /// `part/layer`, so `loopsmith plan` shows what every part does.
+  public static func clip(length: Double, fps: Int?, parts: [(name: String, plan: LoopPlan)]) -> LoopPlan {
+    var rows: [Row] = []
+    var layers: [Layer] = []
+    for (name, plan) in parts {
+      rows += plan.rows.map { row in
+        var row = row
+        row.layer = name + "/" + row.layer
+        return row
+      }
+      layers += plan.layers.map { layer in
+        var layer = layer
+        layer.layer = name + "/" + layer.layer
+        return layer
+      }
+    }
+    return LoopPlan(
+      length: length, fps: fps, maxSpeedChange: parts.map(\.plan.maxSpeedChange).max() ?? 0,
+      lengthQuantum: parts.first?.plan.lengthQuantum, rows: rows, layers: layers,
+      parts: Dictionary(parts.map { ($0.name, $0.plan) }, uniquingKeysWith: { a, _ in a }))
+  }
+
+  private enum CodingKeys: String, CodingKey { case length, fps, maxSpeedChange, lengthQuantum, rows, layers, parts }
 
   public init(from decoder: any Decoder) throws {
     let keys = try decoder.container(keyedBy: CodingKeys.self)
@@ -112,7 +145,8 @@ public struct LoopPlan: MotionPlan, Hashable, Codable {
       maxSpeedChange: try keys.decode(Double.self, forKey: .maxSpeedChange),
       lengthQuantum: try keys.decodeIfPresent(Double.self, forKey: .lengthQuantum),
       rows: try keys.decode([Row].self, forKey: .rows),
-      layers: try keys.decode([Layer].self, forKey: .layers))
+      layers: try keys.decode([Layer].self, forKey: .layers),
+      parts: try keys.decodeIfPresent([String: LoopPlan].self, forKey: .parts) ?? [:])
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -123,11 +157,12 @@ public struct LoopPlan: MotionPlan, Hashable, Codable {
     try keys.encodeIfPresent(lengthQuantum, forKey: .lengthQuantum)
     try keys.encode(rows, forKey: .rows)
     try keys.encode(layers, forKey: .layers)
+    if !parts.isEmpty { try keys.encode(parts, forKey: .parts) }
   }
 
   public static func == (a: LoopPlan, b: LoopPlan) -> Bool {
     (a.length, a.fps, a.maxSpeedChange, a.lengthQuantum) == (b.length, b.fps, b.maxSpeedChange, b.lengthQuantum)
-      && a.rows == b.rows && a.layers == b.layers
+      && a.rows == b.rows && a.layers == b.layers && a.parts == b.parts
   }
 
   public func hash(into hasher: inout Hasher) {

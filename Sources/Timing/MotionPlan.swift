@@ -6,4 +6,11 @@ public protocol MotionPlan: Sendable {
   func plannedRate(for motion: Motion) -> Double
   /// The crossfade window in seconds at the end of the loop for `layer`, or nil when it has none.
   func crossfadeWindow(for layer: String) -> Double?
+  /// The plan of one part of the effect that runs on its own clock (one weather of a transition
+  /// clip), or nil when the part follows this plan.
+  func part(_ name: String) -> (any MotionPlan)?
+}
+
+extension MotionPlan {
+  public func part(_ name: String) -> (any MotionPlan)? { nil }
 }

@@ -134,4 +134,52 @@ import _TestSupport
     for row in rows { #expect(abs(row["speedChange"] as? Double ?? 1) <= 0.1 + 1e-9) }
     #expect((plan?["length"] as? Double).map { $0.truncatingRemainder(dividingBy: 6) == 0 } == true)
   }
+
+  /// Loop A, the clip, then loop B, as an app plays them: both splices pass `check`, and a splice
+  /// the wrong way round (the clip's end into loop A) is rejected.
+  @Test(arguments: [
+    (["weather", "--size", "64x112", "--scale", "0.2"], "--weather", "rain", "thunderstorm"),
+    (["voice-orb", "--size", "64x64", "--scale", "0.16"], "--state", "idle", "speaking"),
+  ])
+  func aTransitionClipSplicesLoopAIntoLoopB(base: [String], flag: String, from: String, to: String) throws {
+    let dir = TemporaryDirectory()
+    let (a, clip, b) = (dir.path("a.mp4"), dir.path("clip.mp4"), dir.path("b.mp4"))
+    let common = ["render"] + base + ["--fps", "10", "--threads", "2", "--quiet"]
+    for (out, extra) in [(a, [flag, from]), (b, [flag, to]), (clip, ["--transition", "\(from):\(to)", "--json"])] {
+      let r = try runLoopsmith(common + extra + ["-o", out])
+      #expect(r.status == 0, "\(r.stderr)")
+      if out == clip { #expect(r.stdout.contains("\"transition\"") && r.stdout.contains("\"toLoop\"")) }
+    }
+    for (first, then) in [(a, clip), (clip, b)] {
+      let check = try runLoopsmith(["check", first, "--then", then])
+      #expect(check.status == 0, "\(first) then \(then): \(check.stdout)")
+    }
+    let wrong = try runLoopsmith(["check", clip, "--then", a])
+    #expect(wrong.status == 1, "\(wrong.stdout)")
+  }
+
+  /// ENCODING V4: a nearly still loop passes `check` after H.264 as it does before, with the same
+  /// bytes twice.
+  @Test func aSlowLoopPassesCheckAfterH264() throws {
+    let dir = TemporaryDirectory()
+    let (one, two) = (dir.path("one.mp4"), dir.path("two.mp4"))
+    for out in [one, two] {
+      let r = try runLoopsmith(["render", "aurora-mesh", "-o", out, "--size", "64x112", "--scale", "0.2", "--fps", "10", "--threads", "2", "--quiet"])
+      #expect(r.status == 0, "\(r.stderr)")
+    }
+    let check = try runLoopsmith(["check", one, "--json"])
+    #expect(check.status == 0, "\(check.stdout)")
+    #expect(FileManager.default.contents(atPath: one) == FileManager.default.contents(atPath: two))
+  }
+
+  @Test func aTransitionPresetRendersTheClip() throws {
+    let dir = TemporaryDirectory()
+    let preset = dir.path("rain-to-snow.json")
+    try #"{"effect": "weather", "transition": ["rain", "snow"], "size": "36x64", "scale": 0.1, "fps": 10, "outputs": ["clip.y4m"]}"#
+      .write(toFile: preset, atomically: true, encoding: .utf8)
+    let plan = try runLoopsmith(["plan", preset])
+    #expect(plan.status == 0, "\(plan.stderr)")
+    #expect(plan.stdout.contains("6 s transition rain -> snow, 60 frames at 10 fps, the change at 2.5 s"))
+    #expect(plan.stdout.contains("snow/snow.near"))
+  }
 }

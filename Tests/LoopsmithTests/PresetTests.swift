@@ -16,6 +16,15 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
     for name in ["color-orbs", "aurora-mesh", "blob-morph-loader"] + voices + weathers {
       #expect(Self.files.contains(name + ".json"), "missing preset \(name)")
     }
+    // Every transition: each ordered pair of weathers and of voice states (DESIGN.md, Presets).
+    for group in [voices, weathers] {
+      for a in group {
+        for b in group where a != b {
+          let name = a + "-to-" + b.split(separator: "-").last!
+          #expect(Self.files.contains(name + ".json"), "missing preset \(name)")
+        }
+      }
+    }
   }
 
   @Test(arguments: files)
@@ -38,6 +47,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
     ("{\"effect\": ", "not valid JSON"),
     ("{\"effect\": \"weather\", \"parameters\": {\"weather\": \"hail\"}}", "'parameters.weather': 'hail' is not valid"),
     ("{\"effect\": \"color-orbs\", \"outputs\": [\"../escape.mp4\"]}", "must be a plain file name"),
+    ("{\"effect\": \"weather\", \"transition\": [\"rain\"]}", "'transition': expected \"from:to\" or [from, to]"),
   ])
   func aBadPresetNamesTheFileAndTheKey(json: String, expected: String) {
     #expect {

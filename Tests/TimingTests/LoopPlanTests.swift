@@ -249,3 +249,25 @@ let blob: [Motion] = [
     #expect(throws: LoopPlanError.self) { try LoopPlanner.plan(motions: snow, length: 12, lengthQuantum: 6) }
   }
 }
+
+@Suite struct ClipPlanTests {
+  let rain = [Motion(layer: "rain.far", name: "y", rate: 420, period: 600, kind: .wrap)]
+  let clouds = [Motion(layer: "clouds", name: "x", rate: 8, period: 700, soft: true, kind: .wrap)]
+
+  /// Each part of a clip keeps its own loop's plan, rates and crossfade windows; a plan without
+  /// parts applies to every part.
+  @Test func aClipHandsEachPartThePlanOfItsOwnLoop() throws {
+    let a = try LoopPlanner.plan(motions: rain, length: 6)
+    let b = try LoopPlanner.plan(motions: clouds, length: 12)
+    let clip = LoopPlan.clip(length: 6, fps: 10, parts: [("rain", a), ("cloudy", b)])
+    let clock = Clock(time: 1, plan: clip)
+    #expect(clock.part("rain").rate(420, period: 600, layer: "rain.far", name: "y") == a.plannedRate(for: rain[0]))
+    #expect(clock.part("cloudy").plan?.length == 12)
+    #expect(clock.part("cloudy").plan?.crossfadeWindow(for: "clouds") == b.crossfadeWindow(for: "clouds"))
+    #expect(clock.part("fog").plan?.length == 6)  // no such part: the clip's own plan
+    #expect(Clock(time: 1, plan: a).part("rain").plan?.length == 6)
+    #expect(clip.rows.map(\.layer) == ["rain/rain.far", "cloudy/clouds"])
+    let decoded = try JSONDecoder().decode(LoopPlan.self, from: JSONEncoder().encode(clip))
+    #expect(decoded == clip && decoded.parts["cloudy"] == b)
+  }
+}

@@ -16,10 +16,13 @@ public struct EffectInfo: Sendable {
   public var defaultFPS: Int
   /// Whole multiples of this many seconds are the only loop lengths (6 for weather), or nil.
   public var loopQuantum: Double?
+  /// How a transition clip moves the effect from one value to another, or nil when it has none.
+  public var transition: TransitionSpec?
 
   public init(name: String, summary: String, parameters: [ParameterSpec], isTransparent: Bool,
               defaultSize: (width: Double, height: Double) = (360, 640), defaultFPS: Int = 30,
-              loopQuantum: Double? = nil) {
+              loopQuantum: Double? = nil, transition: TransitionSpec? = nil) {
+    self.transition = transition
     self.name = name
     self.summary = summary
     self.parameters = parameters
@@ -30,6 +33,28 @@ public struct EffectInfo: Sendable {
   }
 
   public func parameter(named name: String) -> ParameterSpec? { parameters.first { $0.name == name } }
+}
+
+/// How a transition clip changes an effect from one value of a choice parameter to another: a
+/// weather to the next, a voice state to the next.
+///
+/// A clip starts on frame 0 of the first value's loop and ends so that its next frame is frame 0
+/// of the second value's loop. Values that keep their own clocks (every weather draws its own
+/// layers) each move under their own loop's plan, and the second one's clock reads 0 at the clip's
+/// end; values that share one clock (the orb's blobs turn whatever the state) need a clip of whole
+/// loops.
+public struct TransitionSpec: Sendable {
+  /// The choice parameter whose values a clip moves between (`weather`, `state`).
+  public var parameter: String
+  /// Seconds from the change until the second value has settled: the weather's 1 s fade, the
+  /// orb's 3 s after which its spring leaves no trace.
+  public var settle: Double
+  /// Whether each value keeps its own clock and loop plan.
+  public var ownClocks: Bool
+
+  public init(parameter: String, settle: Double, ownClocks: Bool) {
+    (self.parameter, self.settle, self.ownClocks) = (parameter, settle, ownClocks)
+  }
 }
 
 /// One of the five effects, ready to draw any moment of itself.

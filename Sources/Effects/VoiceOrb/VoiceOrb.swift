@@ -25,7 +25,8 @@ public struct VoiceOrb: Effect {
     ],
     isTransparent: true,
     // The 220 pt orb with room for its 30 pt shadow to fade out: 3 sigma on each side.
-    defaultSize: (400, 400))
+    defaultSize: (400, 400),
+    transition: TransitionSpec(parameter: "state", settle: VoiceOrbAnimation.memory, ownClocks: false))
 
   /// What the assistant is doing, and how loud the voice is, over time.
   public var animation: VoiceOrbAnimation

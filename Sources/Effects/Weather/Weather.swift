@@ -22,7 +22,8 @@ public struct Weather: Effect {
     ],
     isTransparent: false,
     defaultFPS: 30,
-    loopQuantum: WeatherMath.lightningCycle)
+    loopQuantum: WeatherMath.lightningCycle,
+    transition: TransitionSpec(parameter: "weather", settle: WeatherTimeline.fadeDuration, ownClocks: true))
 
   /// The frames a second the seed draws `weather` at: 60 for rain, thunderstorm and snow, else 30.
   public static func defaultFPS(for weather: Kind) -> Int { weather.framesPerSecond }
@@ -34,7 +35,14 @@ public struct Weather: Effect {
   /// Right-to-left layout and Reduce Motion.
   public var environment: RenderEnvironment
 
-  let timeline: WeatherTimeline
+  /// Whether the sequence is a transition clip that ends on the last weather's loop: that
+  /// weather's own clock reads 0 when the sequence ends, so the frame after the clip is frame 0 of
+  /// its loop (a render job with a transition sets it).
+  public var endsOnLoop = false {
+    didSet { timeline = WeatherTimeline(weather: weather, steps: sequence, endsOnLoop: endsOnLoop) }
+  }
+
+  private(set) var timeline: WeatherTimeline
 
   public init(values: ParameterValues, environment: RenderEnvironment) {
     weather = Kind(rawValue: values.choice("weather")) ?? .clearDay
@@ -48,11 +56,12 @@ public struct Weather: Effect {
   public func draw(in context: inout GraphicsContext, clock: Clock) {
     let sky = timeline.sky(at: clock.time)
     WeatherSky.draw(in: context, top: sky.top, bottom: sky.bottom)
-    // Every weather reads the same time, so the one leaving goes on moving while it fades. With
-    // Reduce Motion the effects hold their time-0 still, but a change of weather still fades, as
-    // the seed pauses only its timelines: a caller may pass the real time for a sequence.
+    // Every weather reads its own clock, the sequence's time unless a clip ends on its loop, so
+    // the one leaving goes on moving while it fades, under the plan of its own loop. With Reduce
+    // Motion the effects hold their time-0 still, but a change of weather still fades, as the seed
+    // pauses only its timelines: a caller may pass the real time for a sequence.
     for (weather, opacity, time) in timeline.weathers(at: clock.time) where opacity > 0 {
-      let effectsClock = clock.at(environment.reduceMotion ? 0 : time)
+      let effectsClock = clock.part(weather.rawValue).at(environment.reduceMotion ? 0 : time)
       drawEffects(of: weather, opacity: opacity, in: context, clock: effectsClock)
     }
   }

@@ -17,17 +17,23 @@ struct WeatherTimeline: Sendable {
   let top: AnimationTrack<SIMD4<Double>>
   let bottom: AnimationTrack<SIMD4<Double>>
 
-  init(weather: Weather.Kind, steps: [(weather: Weather.Kind, seconds: Double)]) {
+  /// With `endsOnLoop`, the last weather's own clock reads 0 when the sequence ends (a transition
+  /// clip): then the frame after the clip is frame 0 of that weather's loop. Every other weather,
+  /// and every weather without it, reads the sequence's time.
+  init(weather: Weather.Kind, steps: [(weather: Weather.Kind, seconds: Double)], endsOnLoop: Bool = false) {
     let held = steps.isEmpty ? [(weather, 1)] : steps
-    self.steps = StepTimeline(
-      steps: held.map { StepTimeline.Step($0.weather, duration: $0.seconds) },
-      fade: WeatherTimeline.fadeDuration, curve: .easeInOut)
+    var timed = held.map { StepTimeline.Step($0.weather, duration: $0.seconds) }
+    if endsOnLoop, !steps.isEmpty {
+      timed[timed.count - 1].clockOrigin = timed.reduce(0) { $0 + ($1.duration.isFinite ? max($1.duration, 0) : 0) }
+    }
+    self.steps = StepTimeline(steps: timed, fade: WeatherTimeline.fadeDuration, curve: .easeInOut)
     top = self.steps.track { ColorInterpolation.carrier(WeatherTimeline.vector($0.skyColors.top)) }
     bottom = self.steps.track { ColorInterpolation.carrier(WeatherTimeline.vector($0.skyColors.bottom)) }
   }
 
   /// The weathers whose effects show at `time`, the leaving one first, with their opacity and the
-  /// time each one's own clock reads (the same time for all: every origin is 0).
+  /// time each one's own clock reads (the sequence's time, but for the last weather of a clip
+  /// that ends on its loop).
   func weathers(at time: Double) -> [(weather: Weather.Kind, opacity: Double, time: Double)] {
     let moment = steps.moment(at: time)
     guard let leaving = moment.leaving, let leavingTime = moment.leavingTime else {

@@ -91,6 +91,14 @@ public enum PresetSchema {
     case "maxSpeedChange": return ["type": "number", "minimum": 0, "maximum": 1, "description": "The largest speed change a loop plan may make."]
     case "audio": return ["type": "string", "description": "A sound file whose loudness drives the voice orb."]
     case "levels": return ["type": "string", "description": "A JSON or CSV file of time and level for the voice orb."]
+    case "transition":
+      return [
+        "description": "A clip from one weather or voice state to another: \"from:to\" or [from, to]. It starts on frame 0 of the first one's loop and ends just before frame 0 of the second one's.",
+        "anyOf": [
+          ["type": "string", "pattern": "^[A-Za-z]+:[A-Za-z]+$"],
+          ["type": "array", "items": ["type": "string"], "minItems": 2, "maxItems": 2],
+        ],
+      ]
     default: return nil
     }
   }

@@ -33,7 +33,9 @@ enum CheckCommand {
       var out = "\(path): \(i.codecName) \(i.profileName ?? "") \(i.pixelFormatName) \(i.width)x\(i.height) \(i.frameRate) fps\n"
       out += "  frames \(report.frames), duration \(i.formatDuration.map { String(format: "%.4f s", $0) } ?? "unknown"), key frame at 0: \(i.firstPacketIsKeyframe ? "yes" : "no")\n"
       out += "  color \(i.colorRange)/\(i.colorMatrix)/\(i.colorTransfer)/\(i.colorPrimaries), tag '\(i.codecTag)'\(i.moovBeforeMdat.map { $0 ? ", fast start" : ", moov after mdat" } ?? "")\n"
-      out += String(format: "  seam %.3f against a median step of %.3f: ratio %.2f\n", report.seamStep, report.medianStep, report.seamRatio)
+      // With --then the seam is the splice, measured against this file's steps.
+      let seam = parsed.last("then").map { "splice into \($0)" } ?? "seam"
+      out += "  " + seam + String(format: " %.3f against a median step of %.3f: ratio %.2f\n", report.seamStep, report.medianStep, report.seamRatio)
       out += report.passed ? "  PASS\n" : report.failures.map { "  FAIL: \($0)\n" }.joined()
       stdout.write(out)
     }

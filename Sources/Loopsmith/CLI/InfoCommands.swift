@@ -82,7 +82,13 @@ enum PlanCommand {
       stdout.write(String(decoding: data, as: UTF8.self) + "\n")
       return 0
     }
-    var out = "\(job.effectType.info.name): \(ParameterValue.format(plan.length)) s loop, \(job.frameCount) frames at \(job.fps) fps, largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
+    var out: String
+    if let t = job.transition {
+      // A clip: each side moves as in its own loop, which this names so the loops can be rendered to match.
+      out = "\(job.effectType.info.name): \(ParameterValue.format(job.duration)) s transition \(t.from) -> \(t.to), \(job.frameCount) frames at \(job.fps) fps, the change at \(ParameterValue.format(t.change)) s; joins the \(ParameterValue.format(t.fromLoop)) s \(t.from) loop to the \(ParameterValue.format(t.toLoop)) s \(t.to) loop; largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
+    } else {
+      out = "\(job.effectType.info.name): \(ParameterValue.format(plan.length)) s loop, \(job.frameCount) frames at \(job.fps) fps, largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
+    }
     out += "LAYER".padding(toLength: 22, withPad: " ", startingAt: 0) + "MOTION".padding(toLength: 18, withPad: " ", startingAt: 0)
       + "STRATEGY".padding(toLength: 11, withPad: " ", startingAt: 0) + "RATE".padding(toLength: 12, withPad: " ", startingAt: 0)
       + "PLANNED".padding(toLength: 12, withPad: " ", startingAt: 0) + "CHANGE\n"

@@ -7,7 +7,7 @@ enum RenderCommand {
     OptionSpec("output", short: "o", value: "path", repeatable: true, "Output file; the extension picks the format (.mp4 .webm .mov .png .y4m; - is Y4M on stdout). Repeat for several."),
     OptionSpec("size", value: "WxH", "Video size in pixels (default: the effect's size at --scale)."),
     OptionSpec("fps", value: "n", "Frames per second (default: the seed's, 30 or 60)."),
-    OptionSpec("duration", value: "seconds", "Loop length (default: the shortest that keeps speed changes small)."),
+    OptionSpec("duration", value: "seconds", "Loop length (default: the shortest that keeps speed changes small); with --transition, the clip's length."),
     OptionSpec("time", value: "seconds", "The moment a still shows; 0 is the Reduce Motion still."),
     OptionSpec("still", "Reduce Motion: time held at 0, no lightning, the voice orb brightening."),
     OptionSpec("scale", value: "s", "Pixels per point (default 3: 1080x1920 is a 360x640 pt screen)."),
@@ -17,6 +17,7 @@ enum RenderCommand {
     OptionSpec("level", value: "0...1", "Shorthand for --set level=N (voice orb)."),
     OptionSpec("audio", value: "file", "Voice orb: a sound whose loudness drives the level frame by frame; muxed into the output (AAC in MP4, Opus in WebM)."),
     OptionSpec("levels", value: "file", "Voice orb: levels over time, a CSV of seconds,level lines or a JSON list of [seconds, level] pairs."),
+    OptionSpec("transition", value: "from:to", "A clip from one weather or voice state to another (rain:snow, idle:speaking): it starts on frame 0 of the first one's loop and its next frame is frame 0 of the second one's."),
     OptionSpec("rtl", "Right-to-left layout (the sun moves to the top left)."),
     OptionSpec("appearance", value: "light|dark", "Which system palette colors resolve to (default dark)."),
     OptionSpec("palette", value: "ios26|ios18", "The system color table (default ios26)."),
@@ -123,6 +124,7 @@ enum RenderCommand {
     if let preset = r.x264Preset, !["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"].contains(preset) {
       throw InputError("--x264-preset: '\(preset)' is not valid; expected ultrafast, superfast, veryfast, faster, fast, medium, slow, slower or veryslow")
     }
+    r.transition = p.last("transition")
     var sets = p.all("set")
     if let w = p.last("weather") { sets.append("weather=\(w)") }
     if let s = p.last("state") { sets.append("state=\(s)") }
@@ -146,7 +148,7 @@ enum RenderCommand {
   }
 
   static func summary(_ job: RenderJob, _ result: RenderResult) -> [String: Any] {
-    [
+    var out: [String: Any] = [
       "status": "ok",
       "effect": job.effectType.info.name,
       "size": "\(job.width)x\(job.height)",
@@ -160,6 +162,11 @@ enum RenderCommand {
         ["path": f.path, "frames": f.frames, "duration": f.duration, "bytes": f.bytes, "codec": f.codec.rawValue, "pixelFormat": f.pixelFormat]
       },
     ]
+    if let t = job.transition {
+      // The loops the clip joins: render them at the same size, fps and speed limit, without --duration.
+      out["transition"] = ["from": t.from, "to": t.to, "change": t.change, "fromLoop": t.fromLoop, "toLoop": t.toLoop]
+    }
+    return out
   }
 }
 

@@ -125,6 +125,36 @@ final class Encoder {
     return (1...600).reversed().first { n % $0 == 0 } ?? 600
   }
 
+  /// x264 zones that hide the key-frame pulse at a small loop's seam (ENCODING V4), or nil.
+  ///
+  /// Frame 0 is an I-frame coded afresh from its source, while the frame before the seam ends a
+  /// chain of P-frames that lag their sources (x264 skips changes below its quantizer and catches
+  /// up in bursts): in a slow loop the two errors are unrelated, and the seam steps by their
+  /// difference, two to three ordinary steps (crf 18, 10 fps: aurora-mesh 64x112 at scale 0.2,
+  /// seam ratio 2.12; the idle voice orb at 64x64, 3.28; Y4M of both 0.96-0.99). What does not
+  /// help: ipratio=1:pbratio=1 (same bytes: mb-tree sets the I-frame's quantizer), mbtree=0
+  /// (1.90, 3.5x the bytes), psy=0, no deadzones, qcomp=1, crf 10 (2.05), qpmax=12 (1.96), a
+  /// better ramp into the seam without a better frame 0 (1.72). What works is making both sides
+  /// of the seam close to their sources: frame 0 at 8 times the rate factor and the last 16
+  /// frames (a quarter of a short loop) ramping up to it, so the error shrinks a little each frame
+  /// instead of jumping once: 0.84 and 1.15 (color-orbs 1.25 -> 1.19) for 2.3x, 1.3x and 2x the
+  /// bytes (tens of kB). In a slow loop the I-frame is most of the file, so at 360x640 the same
+  /// zones triple it (283 kB -> 989 kB; milder ones 1.5-2.4x), where the seam passes without them
+  /// (aurora-mesh 1.34). So only frames up to 320x320 pixels get them; above that the pulse is
+  /// left as it is, and a two-pass fix that aims the last frames at frame 0's reconstruction is
+  /// still open.
+  static func seamZones(frameCount n: Int, pixels: Int) -> String? {
+    guard n >= 8, pixels <= 320 * 320 else { return nil }
+    let ramp = min(16, n / 4)
+    let top = 8.0
+    var zones = ["0,0,b=\(ParameterFormat.fixed(top))"]
+    for j in 0..<ramp {
+      let frame = n - ramp + j
+      zones.append("\(frame),\(frame),b=\(ParameterFormat.fixed(1 + (top - 1) * Double(j + 1) / Double(ramp)))")
+    }
+    return zones.joined(separator: "/")
+  }
+
   private static func configureCodec(
     _ c: UnsafeMutablePointer<AVCodecContext>, _ options: Options, _ settings: OutputSettings
   ) throws {
@@ -141,9 +171,10 @@ final class Encoder {
       // left at auto: dropping it with B-frames would start two frames late.
       // ENCODING L6, D1, D2: no scene-cut key frames, pinned threads, bytes independent of the CPU.
       let lookahead = max(1, threads / 4)
+      let zones = Self.seamZones(frameCount: settings.frameCount, pixels: settings.width * settings.height).map { ":zones=" + $0 } ?? ""
       options.set(
         "x264-params",
-        "scenecut=0:keyint=\(gopSize):min-keyint=\(gopSize):threads=\(threads):lookahead-threads=\(lookahead):cpu-independent=1:aq-mode=3")
+        "scenecut=0:keyint=\(gopSize):min-keyint=\(gopSize):threads=\(threads):lookahead-threads=\(lookahead):cpu-independent=1:aq-mode=3\(zones)")
     case .hevc:
       options.set("crf", String(settings.crf ?? 20))
       // ENCODING L6, K3, D1: closed GOP of the loop, no scene cuts, pinned pools and frame threads.
@@ -329,5 +360,15 @@ extension PixelLayout {
     case .yuv420p, .yuv420p10, .yuva420p, .yuva444p10: true
     case .rgb24, .rgba, .bgra: false
     }
+  }
+}
+
+/// Numbers for encoder option strings, the same text on every machine and locale.
+enum ParameterFormat {
+  /// Two decimals: 2.75.
+  static func fixed(_ x: Double) -> String {
+    let hundredths = Int((x * 100).rounded())
+    let fraction = hundredths % 100
+    return "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
   }
 }
