@@ -225,9 +225,13 @@ extension RenderRequest {
         else { throw InputError("--levels: \(path): expected a JSON list of [seconds, level] pairs") }
         return LevelTrack(times: rows.map { $0[0] }, levels: rows.map { $0[1] })
       }
-      do { return try LevelTrack(csv: text) } catch {
+      let track: LevelTrack
+      do { track = try LevelTrack(csv: text) } catch {
         throw InputError("--levels: \(path): \(error); expected CSV lines of seconds,level")
       }
+      // A header alone parses to no levels, which would draw silence without a word.
+      guard !track.levels.isEmpty else { throw InputError("--levels: \(path): no levels; expected CSV lines of seconds,level") }
+      return track
     }
     let path = audio!
     do {

@@ -15,6 +15,8 @@ enum RenderCommand {
     OptionSpec("weather", value: "name", "Shorthand for --set weather=NAME."),
     OptionSpec("state", value: "name", "Shorthand for --set state=NAME (voice orb)."),
     OptionSpec("level", value: "0...1", "Shorthand for --set level=N (voice orb)."),
+    OptionSpec("audio", value: "file", "A sound file whose loudness drives the voice orb; muxed into the output."),
+    OptionSpec("levels", value: "file", "A JSON or CSV file of seconds and level for the voice orb."),
     OptionSpec("rtl", "Right-to-left layout (the sun moves to the top left)."),
     OptionSpec("appearance", value: "light|dark", "Which system palette colors resolve to (default dark)."),
     OptionSpec("palette", value: "ios26|ios18", "The system color table (default ios26)."),
@@ -42,6 +44,9 @@ enum RenderCommand {
       stdout.write(help + "\n")
       return 0
     }
+    // Before anything that takes time: a signal during planning or audio decoding is recorded,
+    // and the pipeline stops at its first check, so the exit status is always 128 + n.
+    Cancellation.installHandlers()
     let parsed = try ParsedArguments(args, specs: options)
     guard parsed.positionals.count == 1 else {
       throw InputError(parsed.positionals.isEmpty
@@ -67,7 +72,6 @@ enum RenderCommand {
     if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
     let quiet = parsed.has("quiet")
     let progress = ProgressReporter(sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "), quiet: quiet)
-    Cancellation.installHandlers()
     let result = try RenderPipeline.run(job) { done, total in progress.update(done, total) }
     progress.finish(job.frameCount)
     if parsed.has("json") {
@@ -101,6 +105,8 @@ enum RenderCommand {
     r.bitDepth = try int("bit-depth")
     r.background = p.last("background")
     if p.has("rtl") { r.rightToLeft = true }
+    r.audio = p.last("audio")
+    r.levels = p.last("levels")
     if let a = p.last("appearance") {
       guard let v = Appearance(rawValue: a) else { throw InputError("--appearance: '\(a)' is not valid; expected light or dark") }
       r.appearance = v

@@ -23,7 +23,7 @@ public enum AudioLevels {
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
       throw VideoError.io("\(path): no such audio file")
     }
-    av_log_set_level(AV_LOG_ERROR)
+    av_log_set_level(AV_LOG_QUIET)  // failures come back as errors; libav's own lines would add to them
     let decoder = try AudioDecoder(path: path)
     let rate = decoder.sampleRate
     var sums = [Double](repeating: 0, count: frameCount)

@@ -36,7 +36,7 @@ public final class VideoWriter {
 
   public init(_ settings: OutputSettings) throws {
     try settings.validate()
-    av_log_set_level(AV_LOG_ERROR)  // encoder statistics would clutter the progress on stderr
+    av_log_set_level(AV_LOG_QUIET)  // every failure reaches the user as one error line, with libav's words
     self.settings = settings
     converter = FrameConverter(settings)
     let layout = FrameConverter.layout(for: settings)

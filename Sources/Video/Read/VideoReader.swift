@@ -27,7 +27,7 @@ public final class VideoReader {
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
       throw VideoError.io("\(path): no such file")
     }
-    av_log_set_level(AV_LOG_ERROR)
+    av_log_set_level(AV_LOG_QUIET)  // failures come back as errors; libav's own lines would add to them
     info = try Self.inspect(path: path)
 
     input = try InputContext(path: path)
