@@ -45,9 +45,15 @@ public enum Cancellation {
       installed = true
       _ = legacyFlag  // initialized here, never inside a handler
       if #available(macOS 15.0, *) { _ = flag.load(ordering: .relaxed) }
+      var stops = sigset_t()
+      sigemptyset(&stops)
       for s in [SIGINT, SIGTERM] {
         _ = Glibc.signal(s) { received in Cancellation.request(received) }
+        sigaddset(&stops, s)
       }
+      // A blocked mask is inherited: a parent that blocked them (a test runner's thread, some CI
+      // agents) would leave the render deaf to both until it ended.
+      pthread_sigmask(SIG_UNBLOCK, &stops, nil)
       _ = Glibc.signal(SIGPIPE, SIG_IGN)
     }
   }
