@@ -193,9 +193,20 @@ extension RenderRequest {
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s
     }
+    // Each render thread holds a float frame (16 bytes a pixel) and, per output, two converted
+    // frames in the ring (at most 8 bytes a pixel): 64 threads at 4096x4096 would want 17 GiB.
+    // Threads beyond a budget of 4 GiB (or half the memory, if less) are dropped: more threads
+    // than that only add frames in flight. If one thread does not fit, say so.
+    let pixels = UInt64(width) * UInt64(height)
+    let bytesPerThread = pixels * 16 + 2 * UInt64(settings.count) * pixels * 8
+    let budget = min(ProcessInfo.processInfo.physicalMemory / 2, 4 << 30)
+    guard bytesPerThread <= budget else {
+      throw InputError("--size: \(width)x\(height) with \(settings.count) outputs needs \(bytesPerThread >> 20) MiB a frame; expected at most \(budget >> 20) MiB: use fewer outputs or a smaller size")
+    }
+    let threadsThatFit = Int(min(UInt64(threads), budget / bytesPerThread))
     return RenderJob(
       effectType: type, values: values, environment: environment, width: width, height: height, scale: scale,
-      fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings, threads: threads,
+      fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings, threads: threadsThatFit,
       levels: try levelTrack(for: type, fps: fps, frameCount: frameCount))
   }
 

@@ -30,6 +30,7 @@ public enum RenderPipeline {
     let converters = job.outputs.map(FrameConverter.init)
     // ring[half][slot][output]
     let ring = (0..<2).map { _ in (0..<threads).map { _ in converters.map { $0.makeFrame() } } }
+    try Cancellation.check()  // allocating large frames takes a moment; no file exists yet
     var writers: [VideoWriter] = []
     do {
       for settings in job.outputs { writers.append(try VideoWriter(settings)) }

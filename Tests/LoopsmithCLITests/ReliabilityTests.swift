@@ -96,6 +96,7 @@ import _TestSupport
     (["render", "color-orbs", "-o", "out.mp4", "--size", "-2x32"], 2, "--size: '-2x32' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--size", "9223372036854775807x9223372036854775807"], 2, "each side from 1 to 8192"),
     (["render", "color-orbs", "-o", "out.mp4", "--size", "8192x8192"], 2, "at most 16777216 pixels"),
+    (["render", "color-orbs", "--size", "4096x4096"] + (0..<16).flatMap { ["-o", "out\($0).mov"] }, 2, "--size: 4096x4096 with 16 outputs needs 4352 MiB a frame; expected at most"),
     (["render", "color-orbs", "-o", "out.mp4", "--fps", "nan"], 2, "--fps: 'nan' is not valid; expected a whole number"),
     (["render", "color-orbs", "-o", "out.mp4", "--fps", "-1"], 2, "--fps: '-1' is not valid; expected a whole number from 1 to 240"),
     (["render", "color-orbs", "-o", "out.mp4", "--fps", "99999999999999999999"], 2, "--fps: '99999999999999999999' is not valid"),
