@@ -47,6 +47,7 @@ import _TestSupport
     try text("bad-levels.json", "[[0, 1], [1]]")
     try text("header-only.csv", "seconds,level\n")
     try text("bad-levels.csv", "0,0.5\nloud,1\n")
+    try FileManager.default.createSymbolicLink(atPath: dir.path("zero.json"), withDestinationPath: "/dev/zero")
     try FileManager.default.createDirectory(atPath: dir.path("folder"), withIntermediateDirectories: false)
     try FileManager.default.createDirectory(atPath: dir.path("folder.mp4"), withIntermediateDirectories: false)
   }
@@ -129,7 +130,8 @@ import _TestSupport
     (["render", "weather", "--weather", "thunderstorm", "--duration", "7", "-o", "out.mp4"], 2, "not a whole multiple of 6 s"),
     (["render", "color-orbs", "-o", "out.mp4", "-o", "out.png"], 2, "a PNG still cannot share a render"),
     // Preset files: empty, truncated, not UTF-8, deeply nested, huge, wrong-typed, unknown keys.
-    (["render", "empty.json", "-o", "out.mp4"], 2, "empty.json: not valid JSON"),
+    (["render", "empty.json", "-o", "out.mp4"], 2, "empty.json: empty file; expected a JSON object"),
+    (["render", "zero.json", "-o", "out.mp4"], 2, "zero.json: not a regular file; expected a JSON preset file"),
     (["render", "truncated.json", "-o", "out.mp4"], 2, "truncated.json: not valid JSON"),
     (["render", "not-utf8.json", "-o", "out.mp4"], 2, "not-utf8.json: not UTF-8 text; expected a JSON object"),
     (["render", "deep.json", "-o", "out.mp4"], 2, "deep.json: not valid JSON"),
@@ -153,6 +155,8 @@ import _TestSupport
     (["render", "voice-orb", "--audio", "silent.wav", "-o", "out.mp4"] + small, 2, "--audio: silent.wav: the audio is silent; expected a voice recording"),
     (["render", "color-orbs", "--audio", "silent.wav", "-o", "out.mp4"] + small, 2, "--audio: only the voice-orb effect follows a level; got color-orbs"),
     (["render", "voice-orb", "--levels", "missing.csv", "-o", "out.mp4"] + small, 2, "--levels: missing.csv: cannot read the file"),
+    (["render", "voice-orb", "--levels", "/dev/zero", "-o", "out.mp4"] + small, 2, "--levels: /dev/zero: cannot read the file"),
+    (["render", "voice-orb", "--levels", "empty.json", "-o", "out.mp4"] + small, 2, "--levels: empty.json: cannot read the file"),
     (["render", "voice-orb", "--levels", "bad-levels.json", "-o", "out.mp4"] + small, 2, "--levels: bad-levels.json: expected a JSON list of [seconds, level] pairs"),
     (["render", "voice-orb", "--levels", "bad-levels.csv", "-o", "out.mp4"] + small, 2, "--levels: bad-levels.csv:"),
     (["render", "voice-orb", "--levels", "header-only.csv", "-o", "out.mp4"] + small, 2, "--levels: header-only.csv: no levels"),
