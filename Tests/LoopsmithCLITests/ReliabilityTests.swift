@@ -237,6 +237,27 @@ import _TestSupport
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.mp4"])
   }
 
+  @Test(.enabled(if: canDropToNobody, "root needs /usr/bin/setpriv to run as nobody; root reads any file"),
+        arguments: [
+          (["render", "locked.json", "-o", "out.mp4"], "locked.json: cannot read the file"),
+          (["render", "voice-orb", "--audio", "locked.wav", "-o", "out.mp4"], "--audio: locked.wav: avformat_open_input failed: Permission denied"),
+          (["render", "voice-orb", "--levels", "locked.csv", "-o", "out.mp4"], "--levels: locked.csv: cannot read the file"),
+        ])
+  func anUnreadableInputFileIsBadInputNamingIt(args: [String], message: String) throws {
+    let dir = TemporaryDirectory()
+    chmod(dir.url.path, 0o777)
+    try Data(#"{"effect":"color-orbs"}"#.utf8).write(to: URL(fileURLWithPath: dir.path("locked.json")))
+    try Data(Self.wav(samples: 800)).write(to: URL(fileURLWithPath: dir.path("locked.wav")))
+    try Data("0,0.5\n1,1\n".utf8).write(to: URL(fileURLWithPath: dir.path("locked.csv")))
+    for name in ["locked.json", "locked.wav", "locked.csv"] { chmod(dir.path(name), 0o000) }
+    var command = [loopsmithBinary().path] + args + ["--quiet"] + Self.small
+    if getuid() == 0 { command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command }
+    let r = try run(command, in: dir.url)
+    #expect(r.status == 2, "\(r.stderr)")
+    #expect(r.stderr.hasPrefix("Error: ") && r.stderr.contains(message) && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted() == ["locked.csv", "locked.json", "locked.wav"])
+  }
+
   // MARK: - Signals
 
   @Test(arguments: [(SIGINT, Int32(130), "Error: interrupted\n"), (SIGTERM, Int32(143), "Error: terminated (signal 15)\n")])
@@ -308,8 +329,9 @@ import _TestSupport
   struct Finished { var status: Int32; var stdout: String; var stderr: String }
 
   @discardableResult
-  static func run(_ command: [String]) -> Finished {
+  static func run(_ command: [String], in directory: URL? = nil) -> Finished {
     let process = Process()
+    if let directory { process.currentDirectoryURL = directory }
     process.executableURL = URL(fileURLWithPath: command[0])
     process.arguments = Array(command.dropFirst())
     let out = Pipe(), err = Pipe()
@@ -322,5 +344,5 @@ import _TestSupport
     return Finished(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
   }
 
-  func run(_ command: [String]) throws -> Finished { Self.run(command) }
+  func run(_ command: [String], in directory: URL? = nil) throws -> Finished { Self.run(command, in: directory) }
 }
