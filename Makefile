@@ -7,7 +7,7 @@ DEPS_PKGS  := libavcodec-dev libavformat-dev libswscale-dev libavutil-dev libswr
 PC_MODULES := libavcodec libavformat libswscale libavutil libswresample
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build demo test test-gallery schema install renders bench clean
+.PHONY: deps build demo test test-gallery test-sanitize fuzz schema install renders bench clean
 
 ## deps: install the libav development packages with apt-get when pkg-config cannot find them
 deps:
@@ -51,6 +51,27 @@ test-gallery: deps
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter theGalleryPlaysInHeadlessChromium
+
+## fuzz: libFuzzer on the preset decoder and the argument parser, FUZZ_SECONDS each (default 600).
+## Seeds are fuzz/corpus/<target>; what the fuzzer learns goes to fuzz/.work/<target>, and a crash
+## leaves fuzz/.work/<target>-crash-* (replay it: fuzz/.build/release/fuzz-<target> FILE).
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= preset arguments
+fuzz: deps
+	cd fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -enable-testing
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p fuzz/.work/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  fuzz/.build/release/fuzz-$$t fuzz/.work/$$t fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
+	    -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=fuzz/.work/$$t- || exit 1; \
+	done
+
+## test-sanitize: the whole suite under AddressSanitizer, then ThreadSanitizer (own build folders)
+test-sanitize: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
 ## install: copy the release binary to $(PREFIX)/bin
 install: build

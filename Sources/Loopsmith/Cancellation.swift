@@ -1,34 +1,60 @@
 import Foundation
+import Synchronization
 
 /// Set from a signal handler when SIGINT or SIGTERM arrives; renders check it between frames.
 ///
-/// A plain atomic word: signal handlers may only touch lock-free state.
+/// The flag is an `Atomic<Int32>`: lock-free, so a signal handler may store to it, and render
+/// threads read it without a data race (a plain Int32 was one, to ThreadSanitizer and in fact).
 public enum Cancellation {
-  nonisolated(unsafe) private static let flag: UnsafeMutablePointer<Int32> = {
+  @available(macOS 15.0, *)
+  private static let flag = Atomic<Int32>(0)
+  // macOS 14 has no Atomic; a word read and written whole is what C's sig_atomic_t promises there.
+  nonisolated(unsafe) private static let legacyFlag: UnsafeMutablePointer<Int32> = {
     let p = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
     p.initialize(to: 0)
     return p
   }()
+  private static let installLock = NSLock()
   nonisolated(unsafe) private static var installed = false
 
   /// The signal that asked to stop, or nil.
   public static var signal: Int32? {
-    let v = flag.pointee
+    let v: Int32
+    if #available(macOS 15.0, *) { v = flag.load(ordering: .relaxed) } else { v = legacyFlag.pointee }
     return v == 0 ? nil : v
   }
 
-  /// Records `signal` as the reason to stop (also for tests).
-  public static func request(_ signal: Int32) { flag.pointee = signal }
+  /// Records `signal` as the reason to stop (also for tests); the first signal wins.
+  public static func request(_ signal: Int32) {
+    if #available(macOS 15.0, *) {
+      _ = flag.compareExchange(expected: 0, desired: signal, ordering: .relaxed)
+    } else if legacyFlag.pointee == 0 {
+      legacyFlag.pointee = signal
+    }
+  }
 
-  public static func reset() { flag.pointee = 0 }
+  public static func reset() {
+    if #available(macOS 15.0, *) { flag.store(0, ordering: .relaxed) } else { legacyFlag.pointee = 0 }
+  }
 
-  /// Installs handlers for SIGINT and SIGTERM that only record the signal.
+  /// Installs handlers for SIGINT and SIGTERM that only record the signal, and ignores SIGPIPE
+  /// so a closed stdout (`-o -` into a pipe that quit) is a write error, not a silent death.
   public static func installHandlers() {
-    guard !installed else { return }
-    installed = true
-    _ = flag
-    for s in [SIGINT, SIGTERM] {
-      _ = Glibc.signal(s) { received in Cancellation.request(received) }
+    installLock.withLock {
+      guard !installed else { return }
+      installed = true
+      _ = legacyFlag  // initialized here, never inside a handler
+      if #available(macOS 15.0, *) { _ = flag.load(ordering: .relaxed) }
+      var stops = sigset_t()
+      sigemptyset(&stops)
+      for s in [SIGINT, SIGTERM] {
+        _ = Glibc.signal(s) { received in Cancellation.request(received) }
+        sigaddset(&stops, s)
+      }
+      // A blocked mask is inherited: a parent that blocked them (a test runner's thread, some CI
+      // agents) would leave the render deaf to both until it ended.
+      pthread_sigmask(SIG_UNBLOCK, &stops, nil)
+      _ = Glibc.signal(SIGPIPE, SIG_IGN)
     }
   }
 

@@ -24,8 +24,14 @@ public struct Preset: Sendable {
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
       throw InputError("\(path): no such preset file")
     }
+    // Sized before reading: a 10 GiB file or /dev/zero named .json must not be read to find out.
+    let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path)  // a symlinked preset is fine
+    guard attributes?[.type] as? FileAttributeType == .typeRegular, let size = (attributes?[.size] as? NSNumber)?.intValue else {
+      throw InputError("\(path): not a regular file; expected a JSON preset file")
+    }
+    guard size <= 1 << 20 else { throw InputError("\(path): \(size) bytes; expected a preset under 1 MiB") }
+    guard size > 0 else { throw InputError("\(path): empty file; expected a JSON object") }
     guard let data = try? Data(contentsOf: url) else { throw InputError("\(path): cannot read the file") }
-    guard data.count <= 1 << 20 else { throw InputError("\(path): \(data.count) bytes; expected a preset under 1 MiB") }
     let name = url.deletingPathExtension().lastPathComponent
     return try decode(data, name: name, path: path)
   }

@@ -221,9 +221,20 @@ extension RenderRequest {
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s
     }
+    // Each render thread holds a float frame (16 bytes a pixel) and, per output, two converted
+    // frames in the ring (at most 8 bytes a pixel): 64 threads at 4096x4096 would want 17 GiB.
+    // Threads beyond a budget of 4 GiB (or half the memory, if less) are dropped: more threads
+    // than that only add frames in flight. If one thread does not fit, say so.
+    let pixels = UInt64(width) * UInt64(height)
+    let bytesPerThread = pixels * 16 + 2 * UInt64(settings.count) * pixels * 8
+    let budget = min(ProcessInfo.processInfo.physicalMemory / 2, 4 << 30)
+    guard bytesPerThread <= budget else {
+      throw InputError("--size: \(width)x\(height) with \(settings.count) outputs needs \(bytesPerThread >> 20) MiB a frame; expected at most \(budget >> 20) MiB: use fewer outputs or a smaller size")
+    }
+    let threadsThatFit = Int(min(UInt64(threads), budget / bytesPerThread))
     return RenderJob(
       effectType: type, values: values, environment: environment, width: width, height: height, scale: scale,
-      fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings, threads: threads,
+      fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings, threads: threadsThatFit,
       levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
   }
 
@@ -347,7 +358,12 @@ extension RenderRequest {
       throw InputError("\(levels != nil ? "--levels" : "--audio"): only the voice-orb effect follows a level; got \(type.info.name)")
     }
     if let path = levels {
-      guard let data = FileManager.default.contents(atPath: path), data.count <= 16 << 20 else {
+      let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path)  // a symlinked preset is fine
+      let size = (attributes?[.size] as? NSNumber)?.intValue ?? -1
+      // Sized before reading (a huge file or /dev/zero would be read whole); an empty one says nothing.
+      guard attributes?[.type] as? FileAttributeType == .typeRegular, size > 0, size <= 16 << 20,
+        let data = FileManager.default.contents(atPath: path)
+      else {
         throw InputError("--levels: \(path): cannot read the file; expected a JSON or CSV file of time and level")
       }
       guard let text = String(data: data, encoding: .utf8) else { throw InputError("--levels: \(path): not UTF-8 text") }
@@ -357,9 +373,13 @@ extension RenderRequest {
         else { throw InputError("--levels: \(path): expected a JSON list of [seconds, level] pairs") }
         return LevelTrack(times: rows.map { $0[0] }, levels: rows.map { $0[1] })
       }
-      do { return try LevelTrack(csv: text) } catch {
+      let track: LevelTrack
+      do { track = try LevelTrack(csv: text) } catch {
         throw InputError("--levels: \(path): \(error); expected CSV lines of seconds,level")
       }
+      // A header alone parses to no levels, which would draw silence without a word.
+      guard !track.levels.isEmpty else { throw InputError("--levels: \(path): no levels; expected CSV lines of seconds,level") }
+      return track
     }
     let path = audio!
     do {

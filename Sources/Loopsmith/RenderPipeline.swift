@@ -30,6 +30,7 @@ public enum RenderPipeline {
     let converters = job.outputs.map(FrameConverter.init)
     // ring[half][slot][output]
     let ring = (0..<2).map { _ in (0..<threads).map { _ in converters.map { $0.makeFrame() } } }
+    try Cancellation.check()  // allocating large frames takes a moment; no file exists yet
     var writers: [VideoWriter] = []
     do {
       for settings in job.outputs { writers.append(try VideoWriter(settings)) }
@@ -63,6 +64,7 @@ public enum RenderPipeline {
         guard failure.error == nil else { return }
         do {
           for slot in 0..<count {
+            try Cancellation.check()  // a large batch encodes for a while: stop between frames
             for (o, writer) in writerBox.writers.enumerated() { try writer.append(shared.ring[half][slot][o]) }
           }
           progress?(first + count, total)
@@ -109,6 +111,8 @@ private final class SharedRender: @unchecked Sendable {
   }
 
   func render(job: RenderJob, frame: Int, slot: Int, half: Int) {
+    // A stopped render skips its remaining frames; the batch loop then throws `Interrupted`.
+    guard Cancellation.signal == nil else { return }
     let surface = surfaces[slot]
     RenderPipeline.draw(effect, job: job, frame: frame, on: surface)
     for (o, converter) in converters.enumerated() {

@@ -15,8 +15,8 @@ enum CheckCommand {
     let parsed = try ParsedArguments(args, specs: options)
     guard parsed.positionals.count == 1 else { throw InputError("check needs one video file") }
     let path = parsed.positionals[0]
-    guard FileManager.default.isReadableFile(atPath: path) else { throw InputError("\(path): no such readable file") }
-    if let t = parsed.last("then"), !FileManager.default.isReadableFile(atPath: t) { throw InputError("--then: \(t): no such readable file") }
+    try requireReadableFile(path, field: nil)
+    if let t = parsed.last("then") { try requireReadableFile(t, field: "--then") }
     let report = try LoopCheck.run(path: path, then: parsed.last("then"))
     let i = report.info
     if parsed.has("json") {
@@ -40,5 +40,15 @@ enum CheckCommand {
       stdout.write(out)
     }
     return report.passed ? 0 : 1
+  }
+
+  /// A folder or a missing or unreadable path is bad input, named before libav sees it.
+  static func requireReadableFile(_ path: String, field: String?) throws {
+    let prefix = field.map { "\($0): " } ?? ""
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+      throw InputError("\(prefix)\(path): is a folder; expected a video file")
+    }
+    guard FileManager.default.isReadableFile(atPath: path) else { throw InputError("\(prefix)\(path): no such readable file") }
   }
 }

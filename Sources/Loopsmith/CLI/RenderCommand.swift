@@ -45,6 +45,9 @@ enum RenderCommand {
       stdout.write(help + "\n")
       return 0
     }
+    // Before anything that takes time: a signal during planning or audio decoding is recorded,
+    // and the pipeline stops at its first check, so the exit status is always 128 + n.
+    Cancellation.installHandlers()
     let parsed = try ParsedArguments(args, specs: options)
     guard parsed.positionals.count == 1 else {
       throw InputError(parsed.positionals.isEmpty
@@ -70,7 +73,6 @@ enum RenderCommand {
     if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
     let quiet = parsed.has("quiet")
     let progress = ProgressReporter(sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "), quiet: quiet)
-    Cancellation.installHandlers()
     let result = try RenderPipeline.run(job) { done, total in progress.update(done, total) }
     progress.finish(job.frameCount)
     if parsed.has("json") {

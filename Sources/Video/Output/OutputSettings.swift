@@ -191,6 +191,9 @@ public struct OutputSettings: Sendable {
     }
     if let crf {
       switch codec {
+      case .h264 where crf == 0:
+        // x264 makes crf 0 lossless, which its High profile cannot carry: avcodec_open2 failed.
+        try fail("crf 0: lossless H.264 needs a profile few players decode; expected 1...51 for h264")
       case .h264, .hevc:
         if !(0...51).contains(crf) { try fail("crf \(crf): expected 0...51 for \(codec.rawValue)") }
       case .vp9, .av1:

@@ -1,0 +1,19 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// libFuzzer targets for `make fuzz`: built with `-sanitize=fuzzer` (coverage for every module,
+// libFuzzer's main in each executable), debug so that internal API is testable and every
+// overflow and bounds check is on. See fuzz/README.md.
+let package = Package(
+  name: "LoopsmithFuzz",
+  dependencies: [.package(name: "Loopsmith", path: "..")],
+  targets: [
+    .executableTarget(
+      name: "fuzz-preset", dependencies: [.product(name: "Loopsmith", package: "Loopsmith")],
+      path: "Sources/FuzzPreset"),
+    .executableTarget(
+      name: "fuzz-arguments", dependencies: [.product(name: "Loopsmith", package: "Loopsmith")],
+      path: "Sources/FuzzArguments"),
+  ],
+  swiftLanguageModes: [.v5]
+)

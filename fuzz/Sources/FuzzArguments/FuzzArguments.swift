@@ -1,0 +1,34 @@
+import Foundation
+@testable import Loopsmith
+
+/// One command line, a word per line: parsed as `render` parses it and made into a job the way
+/// `render` and `plan` make it, without rendering. The first word is the effect.
+///
+/// Any thrown error is a fine answer; a trap (overflow, unwrap, bounds) is the bug libFuzzer finds.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzArguments(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+  let text = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
+  let words = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+  guard let parsed = try? ParsedArguments(words, specs: RenderCommand.options) else { return 0 }
+  var base = RenderRequest()
+  base.effect = parsed.positionals.first
+  guard var request = try? base.merged(with: RenderCommand.requestFromFlags(parsed, effect: base.effect)) else { return 0 }
+  request.audio = nil  // files are the table test's business: a fuzzer must not decode /dev/zero
+  request.levels = nil
+  _ = try? request.job(defaultOutputs: ["fuzz.mp4"])
+  return 0
+}
+
+// SwiftPM links an executable with main renamed to <module>_main; this is that main, and it hands
+// the command line to libFuzzer's driver (libFuzzer's own main stays out of the link).
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ test: @convention(c) (UnsafeRawPointer, Int) -> CInt) -> CInt
+
+@_cdecl("fuzz_arguments_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+  var count = argc
+  var arguments = argv
+  return runFuzzerDriver(&count, &arguments, fuzzArguments)
+}
