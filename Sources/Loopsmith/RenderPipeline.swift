@@ -20,7 +20,12 @@ public struct RenderResult: Sendable {
 /// converted frames per output.
 public enum RenderPipeline {
   /// Renders `job`; `progress(done, total)` is called on the encoder queue after each batch.
-  public static func run(_ job: RenderJob, progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> RenderResult {
+  ///
+  /// With `discard` every frame is drawn and converted for the job's outputs as usual, but
+  /// nothing is encoded or written (`render --null`): the render alone, for timing it.
+  public static func run(
+    _ job: RenderJob, discard: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
+  ) throws -> RenderResult {
     try Cancellation.check()
     let threads = max(1, min(job.threads, job.frameCount))
     let effect = job.makeEffect()
@@ -32,7 +37,9 @@ public enum RenderPipeline {
     let ring = (0..<2).map { _ in (0..<threads).map { _ in converters.map { $0.makeFrame() } } }
     var writers: [VideoWriter] = []
     do {
-      for settings in job.outputs { writers.append(try VideoWriter(settings)) }
+      if !discard {
+        for settings in job.outputs { writers.append(try VideoWriter(settings)) }
+      }
     } catch {
       writers.forEach { $0.cancel() }
       throw error
