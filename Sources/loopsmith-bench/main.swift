@@ -1,10 +1,12 @@
 // loopsmith-bench: how fast Loopsmith renders and encodes, per effect (`make bench`; README, Performance).
 //
-// A benchmark, not a test: it prints a table and writes bench/results.json. Every number is the
-// median of BENCH_RUNS runs (default 3) of a short clip (BENCH_FRAMES frames, default 32, about
-// 1 s at 30 fps): long enough to fill the encoders' lookahead, short enough that the whole table
-// takes a few minutes on two cores. BENCH_ONLY=name,name limits it to some cases; BENCH_MEMORY=0
-// skips the 10 s and 60 s memory renders.
+// A benchmark, not a test: it prints a table and writes bench/results.json. Render-only numbers
+// are the median of BENCH_RUNS runs (default 3) of a BENCH_FRAMES-frame clip (default 30, 1 s at
+// 30 fps). Encoding numbers come from BENCH_ENCODE_RUNS runs (default 1) of a longer clip,
+// BENCH_ENCODE_FRAMES (default 72): x264 medium holds 40 frames of lookahead before it encodes
+// any, so a shorter clip would not overlap rendering with encoding at all. Beside wall-clock
+// frames a second it records CPU milliseconds a frame, which other processes on the machine
+// barely move. BENCH_ONLY=name,name limits it to some cases; BENCH_MEMORY=0 skips the memory renders.
 import Dispatch
 import Effects
 import Foundation
@@ -36,8 +38,10 @@ let allCases: [Case] =
   ]
 
 let env = ProcessInfo.processInfo.environment
-let runs = max(1, Int(env["BENCH_RUNS"] ?? "") ?? 3)
-let clipFrames = max(4, Int(env["BENCH_FRAMES"] ?? "") ?? 32)
+let renderRuns = max(1, Int(env["BENCH_RUNS"] ?? "") ?? 3)
+let clipFrames = max(4, Int(env["BENCH_FRAMES"] ?? "") ?? 30)
+let encodeRuns = max(1, Int(env["BENCH_ENCODE_RUNS"] ?? "") ?? 1)
+let encodeFrames = max(4, Int(env["BENCH_ENCODE_FRAMES"] ?? "") ?? 72)
 let only = env["BENCH_ONLY"].map { $0.split(separator: ",").map(String.init) }
 let measureMemory = env["BENCH_MEMORY"] != "0"
 let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -66,21 +70,30 @@ func job(_ c: Case, frames: Int, output: String, threads: Int) throws -> RenderJ
   r.threads = threads
   r.encoderThreads = min(cores, 4)  // what the CLI picks for an all-cores render
   r.outputs = [output]
-  r.maxSpeedChange = 1  // a short clip is not a loop anyone watches; let any length plan
-  let probe = try r.job()
-  r.duration = Double(frames) / Double(probe.fps)
-  return try r.job()
+  // The default loop, cut to its first frames: weather's loops are whole multiples of 6 s.
+  return try r.job().prefix(frames)
 }
 
-/// Frames a second of `body`, which handles `frames` frames; the median of `runs` runs.
-func rate(frames: Int, _ body: () throws -> Void) rethrows -> Double {
-  var rates: [Double] = []
+/// CPU seconds this process has used, on every thread: unlike wall time, it barely moves when
+/// other processes share the cores.
+func cpuSeconds() -> Double {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
+  return s(usage.ru_utime) + s(usage.ru_stime)
+}
+
+/// Frames a second of `body`, which handles `frames` frames, and the CPU milliseconds it spent
+/// a frame; the medians of `runs` runs.
+func rate(frames: Int, runs: Int, _ body: () throws -> Void) rethrows -> (fps: Double, cpu: Double) {
+  var rates: [Double] = [], cpu: [Double] = []
   for _ in 0..<runs {
-    let t0 = now()
+    let t0 = now(), c0 = cpuSeconds()
     try body()
     rates.append(Double(frames) / (now() - t0))
+    cpu.append((cpuSeconds() - c0) * 1000 / Double(frames))
   }
-  return median(rates)
+  return (median(rates), median(cpu))
 }
 
 /// Peak resident memory in MB of `loopsmith` run as a child with `args` (ru_maxrss of wait4).
@@ -103,11 +116,16 @@ func childPeakMB(_ args: [String]) -> Double? {
 struct Row {
   var name = "", size = "", fps = 0
   var render1 = 0.0, renderAll = 0.0
+  /// CPU milliseconds a frame, on all threads.
+  var render1CPU = 0.0, renderAllCPU = 0.0
   var mp4 = 0.0, mp4Encode = 0.0, webm = 0.0, webmEncode = 0.0
-  var memory10: Double?, memory60: Double?
+  var mp4CPU = 0.0, mp4EncodeCPU = 0.0, webmCPU = 0.0, webmEncodeCPU = 0.0
+  var memory10: Double?, memory60: Double?, null10: Double?, null60: Double?
   var scaling: Double { renderAll / render1 }
   var mp4Ratio: Double { mp4Encode / mp4 }  // render+encode time / encode-only time
   var webmRatio: Double { webmEncode / webm }
+  var mp4CPURatio: Double { mp4CPU / mp4EncodeCPU }  // render+encode CPU / encode-only CPU
+  var webmCPURatio: Double { webmCPU / webmEncodeCPU }
 }
 
 func uptime() -> String {
@@ -118,7 +136,7 @@ func log(_ s: String) { FileHandle.standardError.write((s + "\n").data(using: .u
 
 let startLoad = uptime()
 let started = now()
-log("loopsmith-bench: \(cores) cores, \(runs) runs of \(clipFrames) frames, load \(startLoad)")
+log("loopsmith-bench: \(cores) cores; render only: \(renderRuns) runs of \(clipFrames) frames; encoding: \(encodeRuns) runs of \(encodeFrames) frames; load \(startLoad)")
 var rows: [Row] = []
 for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) }) ?? true {
   let mp4Path = workDir + "/clip.mp4", webmPath = workDir + "/clip.webm"
@@ -128,16 +146,16 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
   row.size = "\(all.width)x\(all.height)"
   row.fps = all.fps
   let frames = all.frameCount
-  log("\(c.name) \(row.size) \(frames) frames")
+  log("\(c.name) \(row.size)")
 
   // Render only: drawn and converted to H.264's samples on the render threads, nothing encoded.
   let one = try job(c, frames: clipFrames, output: mp4Path, threads: 1)
-  row.render1 = try rate(frames: frames) { _ = try RenderPipeline.run(one, discard: true) }
-  row.renderAll = try rate(frames: frames) { _ = try RenderPipeline.run(all, discard: true) }
+  (row.render1, row.render1CPU) = try rate(frames: frames, runs: renderRuns) { _ = try RenderPipeline.run(one, discard: true) }
+  (row.renderAll, row.renderAllCPU) = try rate(frames: frames, runs: renderRuns) { _ = try RenderPipeline.run(all, discard: true) }
 
   for (path, isMP4) in [(mp4Path, true), (webmPath, false)] {
-    let j = try job(c, frames: clipFrames, output: path, threads: cores)
-    let together = try rate(frames: frames) { _ = try RenderPipeline.run(j) }
+    let j = try job(c, frames: encodeFrames, output: path, threads: cores)
+    let together = try rate(frames: j.frameCount, runs: encodeRuns) { _ = try RenderPipeline.run(j) }
     // Encode only: the same frames, rendered and converted beforehand, through the same writer.
     let settings = j.outputs[0]
     let converter = FrameConverter(settings)
@@ -147,33 +165,51 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
       RenderPipeline.draw(effect, job: j, frame: i, on: surface)
       return converter.convert(surface.image)
     }
-    let alone = try rate(frames: frames) {
+    let alone = try rate(frames: j.frameCount, runs: encodeRuns) {
       let writer = try VideoWriter(settings)
       for f in converted { try writer.append(f) }
       _ = try writer.finish()
     }
-    if isMP4 { (row.mp4, row.mp4Encode) = (together, alone) } else { (row.webm, row.webmEncode) = (together, alone) }
+    if isMP4 {
+      (row.mp4, row.mp4Encode, row.mp4CPU, row.mp4EncodeCPU) = (together.fps, alone.fps, together.cpu, alone.cpu)
+    } else {
+      (row.webm, row.webmEncode, row.webmCPU, row.webmEncodeCPU) = (together.fps, alone.fps, together.cpu, alone.cpu)
+    }
   }
   rows.append(row)
-  log(String(format: "  render 1T %.1f  all %.1f  mp4 %.1f / %.1f  webm %.1f / %.1f", row.render1, row.renderAll, row.mp4, row.mp4Encode, row.webm, row.webmEncode))
+  log(String(format: "  render 1T %.1f (%.0f ms cpu)  all %.1f (%.0f)  mp4 %.1f / %.1f (cpu %.0f / %.0f)  webm %.1f / %.1f (cpu %.0f / %.0f)  load %@",
+    row.render1, row.render1CPU, row.renderAll, row.renderAllCPU, row.mp4, row.mp4Encode, row.mp4CPU, row.mp4EncodeCPU,
+    row.webm, row.webmEncode, row.webmCPU, row.webmEncodeCPU, uptime()))
 }
 
-// Peak memory of whole CLI renders (H.264 medium, all cores), 10 s against 60 s. The frame rate
-// is lowered to 6 so the 60 s render takes under a minute; the ring and layers do not depend on
-// it, and x264 holds its lookahead (40 frames) either way.
+// Peak memory of whole CLI renders, 10 s against 60 s, all cores: with `--null` (the renderer
+// alone: surfaces, layers, blur buffers, the converted-frame ring) and to MP4 (H.264 medium, so
+// x264's own frames too). The frame rate is lowered to 6 so a 60 s render takes about half a
+// minute; the ring and layers do not depend on it, and x264 fills its 40-frame lookahead either
+// way (60 frames against 360).
 var memory: [[String: Any]] = []
 if measureMemory {
   for c in allCases where ["color-orbs", "weather thunderstorm"].contains(c.name) && (only.map { $0.contains(c.name) || $0.contains(c.effect) } ?? true) {
     var entry: [String: Any] = ["name": c.name]
     for seconds in [10, 60] {
-      var args = ["render", c.effect, "-o", workDir + "/memory.mp4", "--duration", "\(seconds)", "--fps", "6", "--quiet", "--max-speed-change", "1"]
-      if let (w, h) = c.size { args += ["--size", "\(w)x\(h)"] }
-      for (k, v) in c.parameters { args += ["--set", "\(k)=\(v)"] }
-      log("memory: loopsmith \(args.joined(separator: " "))")
-      let mb = childPeakMB(args)
-      entry["peakMB\(seconds)s"] = mb ?? NSNull()
-      if let i = rows.firstIndex(where: { $0.name == c.name }) {
-        if seconds == 10 { rows[i].memory10 = mb } else { rows[i].memory60 = mb }
+      for null in [true, false] {
+        // Weather loops are whole multiples of 6 s: its short render is 12 s.
+        let length = c.effect == "weather" && seconds == 10 ? 12 : seconds
+        var args = ["render", c.effect, "--duration", "\(length)", "--fps", "6", "--quiet", "--max-speed-change", "1"]
+        args += null ? ["--null"] : ["-o", workDir + "/memory.mp4"]
+        if let (w, h) = c.size { args += ["--size", "\(w)x\(h)"] }
+        for (k, v) in c.parameters { args += ["--set", "\(k)=\(v)"] }
+        log("memory: loopsmith \(args.joined(separator: " "))")
+        let mb = childPeakMB(args)
+        entry["peakMB\(seconds)s" + (null ? "Null" : "MP4")] = mb ?? NSNull()
+        if let i = rows.firstIndex(where: { $0.name == c.name }) {
+          switch (seconds, null) {
+          case (10, true): rows[i].null10 = mb
+          case (10, false): rows[i].memory10 = mb
+          case (_, true): rows[i].null60 = mb
+          default: rows[i].memory60 = mb
+          }
+        }
       }
     }
     memory.append(entry)
@@ -184,44 +220,56 @@ let elapsed = now() - started
 
 // MARK: - Table and JSON
 
+func f0(_ x: Double) -> String { String(format: "%.0f", x) }
 func f1(_ x: Double) -> String { String(format: "%.1f", x) }
 func f2(_ x: Double) -> String { String(format: "%.2f", x) }
+func mb(_ x: Double?) -> String { x.map { String(Int($0.rounded())) } ?? "-" }
 func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
-let header = ["case", "size", "fps", "1T f/s", "\(cores)T f/s", "scale", "mp4 r+e", "mp4 enc", "ratio", "webm r+e", "webm enc", "ratio", "MB 10s", "MB 60s"]
-let widths = [26, 9, 4, 7, 7, 6, 8, 8, 6, 9, 9, 6, 7, 7]
+let header = [
+  "case", "size", "fps", "1T f/s", "\(cores)T f/s", "scale", "1T ms", "\(cores)T ms",
+  "mp4 r+e", "mp4 enc", "ratio", "cpu x", "webm r+e", "webm enc", "ratio", "cpu x", "MB null", "MB mp4",
+]
+let widths = [26, 9, 3, 6, 6, 5, 6, 6, 7, 7, 5, 5, 8, 8, 5, 5, 9, 9]
 func line(_ cells: [String]) -> String {
-  zip(cells, widths).enumerated().map { i, p in i == 0 ? p.0.padding(toLength: p.1, withPad: " ", startingAt: 0) : pad(p.0, p.1) }.joined(separator: " ")
+  zip(cells, widths).enumerated().map { i, p in i == 0 ? p.0.padding(toLength: p.1, withPad: " ", startingAt: 0) : pad(p.0, p.1) }
+    .joined(separator: " ")
 }
 var table = line(header)
 for r in rows {
   table += "\n" + line([
-    r.name, r.size, "\(r.fps)", f1(r.render1), f1(r.renderAll), f2(r.scaling), f1(r.mp4), f1(r.mp4Encode), f2(r.mp4Ratio),
-    f1(r.webm), f1(r.webmEncode), f2(r.webmRatio), r.memory10.map { String(Int($0)) } ?? "-", r.memory60.map { String(Int($0)) } ?? "-",
+    r.name, r.size, "\(r.fps)", f1(r.render1), f1(r.renderAll), f2(r.scaling), f0(r.render1CPU), f0(r.renderAllCPU),
+    f1(r.mp4), f1(r.mp4Encode), f2(r.mp4Ratio), f2(r.mp4CPURatio),
+    f1(r.webm), f1(r.webmEncode), f2(r.webmRatio), f2(r.webmCPURatio),
+    r.null10 == nil ? "-" : "\(mb(r.null10))/\(mb(r.null60))", r.memory10 == nil ? "-" : "\(mb(r.memory10))/\(mb(r.memory60))",
   ])
 }
 let notes = """
-  f/s: frames a second, median of \(runs) runs of a \(clipFrames)-frame clip. 1T/\(cores)T: render only (drawn and
-  converted to YUV, nothing encoded), 1 and \(cores) render threads; scale = \(cores)T / 1T. r+e: the whole render and
-  encode (H.264 medium crf 18 / VP9 crf 30, \(min(cores, 4)) encoder threads); enc: the same frames, rendered
-  beforehand, through the same writer alone. ratio = (r+e time) / (enc time) = enc f/s / r+e f/s.
-  MB: peak resident memory of a CLI render to MP4 of 10 s and 60 s (at 6 frames/s).
-  load average \(startLoad) at the start, \(endLoad) at the end; \(Int(elapsed)) s in all.
+  f/s: frames a second (wall clock). 1T, \(cores)T: render only (drawn and converted to YUV on the render threads,
+  nothing encoded; `loopsmith render --null`), 1 and \(cores) render threads, median of \(renderRuns) runs of \(clipFrames) frames;
+  scale = \(cores)T / 1T f/s. ms: CPU milliseconds a frame, all threads (load-independent).
+  r+e: render and encode together (H.264 medium crf 18 / VP9 crf 30, \(min(cores, 4)) encoder threads); enc: the same
+  frames, rendered beforehand, through the same writer alone; median of \(encodeRuns) run(s) of \(encodeFrames) frames.
+  ratio = r+e time / enc time (target <= 1.15 for MP4); cpu x = r+e CPU / enc CPU, the work rendering adds.
+  MB: peak resident memory (MB) of a CLI render of 10 s (weather 12 s) / 60 s at 6 frames/s, --null and to MP4.
+  load average (1, 5, 15 min) \(startLoad) at the start, \(endLoad) at the end; \(Int(elapsed)) s in all.
 
   """
 print(table)
 print(notes)
 
 let json: [String: Any] = [
-  "cores": cores, "runs": runs, "clipFrames": clipFrames, "loadStart": startLoad, "loadEnd": endLoad,
-  "seconds": Int(elapsed),
+  "cores": cores, "renderRuns": renderRuns, "renderFrames": clipFrames, "encodeRuns": encodeRuns, "encodeFrames": encodeFrames,
+  "loadStart": startLoad, "loadEnd": endLoad, "seconds": Int(elapsed),
   "date": ISO8601DateFormatter().string(from: Date()),
   "cases": rows.map { r -> [String: Any] in
     [
       "name": r.name, "size": r.size, "fps": r.fps,
       "renderOnly1Thread": r.render1, "renderOnlyAllCores": r.renderAll, "threadScaling": r.scaling,
-      "mp4RenderEncode": r.mp4, "mp4EncodeOnly": r.mp4Encode, "mp4Ratio": r.mp4Ratio,
-      "webmRenderEncode": r.webm, "webmEncodeOnly": r.webmEncode, "webmRatio": r.webmRatio,
-      "peakMB10s": r.memory10 ?? NSNull(), "peakMB60s": r.memory60 ?? NSNull(),
+      "renderOnly1ThreadCPUms": r.render1CPU, "renderOnlyAllCoresCPUms": r.renderAllCPU,
+      "mp4RenderEncode": r.mp4, "mp4EncodeOnly": r.mp4Encode, "mp4Ratio": r.mp4Ratio, "mp4CPURatio": r.mp4CPURatio,
+      "webmRenderEncode": r.webm, "webmEncodeOnly": r.webmEncode, "webmRatio": r.webmRatio, "webmCPURatio": r.webmCPURatio,
+      "peakMB10sNull": r.null10 ?? NSNull(), "peakMB60sNull": r.null60 ?? NSNull(),
+      "peakMB10sMP4": r.memory10 ?? NSNull(), "peakMB60sMP4": r.memory60 ?? NSNull(),
     ]
   },
   "memory": memory,
