@@ -66,6 +66,11 @@ struct ShadingProgram {
     case .linear(let ax, let ay, let c):
       table.withUnsafeBufferPointer { t in
         var v = ax * (Float(x) + 0.5) + ay * py + c
+        if ax == 0 {
+          // A vertical gradient (the weather sky): one color a row.
+          out.update(repeating: GradientTable.lookup(v, t.baseAddress!), count: count)
+          return
+        }
         for i in 0..<count {
           out[i] = GradientTable.lookup(v, t.baseAddress!)
           v += ax
