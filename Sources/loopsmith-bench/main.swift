@@ -3,7 +3,7 @@
 // A benchmark, not a test: it prints a table and writes bench/results.json. Render-only numbers
 // are the median of BENCH_RUNS runs (default 3) of a BENCH_FRAMES-frame clip (default 30, 1 s at
 // 30 fps). Encoding numbers come from BENCH_ENCODE_RUNS runs (default 1) of a longer clip,
-// BENCH_ENCODE_FRAMES (default 72): x264 medium holds 40 frames of lookahead before it encodes
+// BENCH_ENCODE_FRAMES (default 60): x264 medium holds 40 frames of lookahead before it encodes
 // any, so a shorter clip would not overlap rendering with encoding at all. Beside wall-clock
 // frames a second it records CPU milliseconds a frame, which other processes on the machine
 // barely move. BENCH_ONLY=name,name limits it to some cases; BENCH_MEMORY=0 skips the memory renders.
@@ -41,7 +41,7 @@ let env = ProcessInfo.processInfo.environment
 let renderRuns = max(1, Int(env["BENCH_RUNS"] ?? "") ?? 3)
 let clipFrames = max(4, Int(env["BENCH_FRAMES"] ?? "") ?? 30)
 let encodeRuns = max(1, Int(env["BENCH_ENCODE_RUNS"] ?? "") ?? 1)
-let encodeFrames = max(4, Int(env["BENCH_ENCODE_FRAMES"] ?? "") ?? 72)
+let encodeFrames = max(4, Int(env["BENCH_ENCODE_FRAMES"] ?? "") ?? 60)
 let only = env["BENCH_ONLY"].map { $0.split(separator: ",").map(String.init) }
 let measureMemory = env["BENCH_MEMORY"] != "0"
 let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -96,7 +96,9 @@ func rate(frames: Int, runs: Int, _ body: () throws -> Void) rethrows -> (fps: D
   return (median(rates), median(cpu))
 }
 
-/// Peak resident memory in MB of `loopsmith` run as a child with `args` (ru_maxrss of wait4).
+/// Peak resident memory in MB of `loopsmith` run as a child with `args`: its VmHWM, read from
+/// /proc while it runs. (wait4's ru_maxrss will not do: a spawned child's count starts from this
+/// process's own peak, which holds the pre-rendered frames.)
 func childPeakMB(_ args: [String]) -> Double? {
   let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("loopsmith").path
   let argv = ([binary] + args).map { strdup($0) } + [nil]
@@ -107,10 +109,22 @@ func childPeakMB(_ args: [String]) -> Double? {
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
   defer { posix_spawn_file_actions_destroy(&actions) }
   guard posix_spawn(&pid, binary, &actions, nil, argv, environ) == 0 else { return nil }
+  var peakKB = 0
   var status: Int32 = 0
-  var usage = rusage()
-  guard wait4(pid, &status, 0, &usage) == pid, status == 0 else { return nil }
-  return Double(usage.ru_maxrss) / 1024  // kilobytes on Linux
+  while true {
+    if let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+      let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+      let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    {
+      peakKB = max(peakKB, kb)
+    }
+    let done = waitpid(pid, &status, WNOHANG)
+    if done == pid { break }
+    if done < 0 { return nil }
+    usleep(20_000)
+  }
+  guard status == 0, peakKB > 0 else { return nil }
+  return Double(peakKB) / 1024
 }
 
 struct Row {
@@ -184,9 +198,9 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
 
 // Peak memory of whole CLI renders, 10 s against 60 s, all cores: with `--null` (the renderer
 // alone: surfaces, layers, blur buffers, the converted-frame ring) and to MP4 (H.264 medium, so
-// x264's own frames too). The frame rate is lowered to 6 so a 60 s render takes about half a
+// x264's own frames too). The frame rate is lowered to 5 so a 60 s render takes about half a
 // minute; the ring and layers do not depend on it, and x264 fills its 40-frame lookahead either
-// way (60 frames against 360).
+// way (50 frames, weather 60, against 300).
 var memory: [[String: Any]] = []
 if measureMemory {
   for c in allCases where ["color-orbs", "weather thunderstorm"].contains(c.name) && (only.map { $0.contains(c.name) || $0.contains(c.effect) } ?? true) {
@@ -195,7 +209,7 @@ if measureMemory {
       for null in [true, false] {
         // Weather loops are whole multiples of 6 s: its short render is 12 s.
         let length = c.effect == "weather" && seconds == 10 ? 12 : seconds
-        var args = ["render", c.effect, "--duration", "\(length)", "--fps", "6", "--quiet", "--max-speed-change", "1"]
+        var args = ["render", c.effect, "--duration", "\(length)", "--fps", "5", "--quiet", "--max-speed-change", "1"]
         args += null ? ["--null"] : ["-o", workDir + "/memory.mp4"]
         if let (w, h) = c.size { args += ["--size", "\(w)x\(h)"] }
         for (k, v) in c.parameters { args += ["--set", "\(k)=\(v)"] }
@@ -250,7 +264,7 @@ let notes = """
   r+e: render and encode together (H.264 medium crf 18 / VP9 crf 30, \(min(cores, 4)) encoder threads); enc: the same
   frames, rendered beforehand, through the same writer alone; median of \(encodeRuns) run(s) of \(encodeFrames) frames.
   ratio = r+e time / enc time (target <= 1.15 for MP4); cpu x = r+e CPU / enc CPU, the work rendering adds.
-  MB: peak resident memory (MB) of a CLI render of 10 s (weather 12 s) / 60 s at 6 frames/s, --null and to MP4.
+  MB: peak resident memory (MB) of a CLI render of 10 s (weather 12 s) / 60 s at 5 frames/s, --null and to MP4.
   load average (1, 5, 15 min) \(startLoad) at the start, \(endLoad) at the end; \(Int(elapsed)) s in all.
 
   """
