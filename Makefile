@@ -78,5 +78,12 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(LOOPSMITH) $(DESTDIR)$(PREFIX)/bin/loopsmith
 
+## bench: build release and time every effect (render only, render+encode, encode only, memory);
+## prints a table and writes bench/results.json. BENCH_RUNS, BENCH_FRAMES, BENCH_ONLY, BENCH_MEMORY=0.
+bench: deps
+	$(SWIFT) build -c release --product loopsmith
+	$(SWIFT) build -c release --product loopsmith-bench
+	$(BUILD_DIR)/loopsmith-bench
+
 clean:
 	rm -rf .build renders

@@ -23,6 +23,8 @@ let package = Package(
     .target(name: "Video", dependencies: ["CLibAV", "Raster"], swiftSettings: fast),
     .target(name: "Loopsmith", dependencies: ["Raster", "Effects", "Timing", "Video"]),
     .executableTarget(name: "loopsmith", dependencies: ["Loopsmith"]),
+    // `make bench`: frames a second and peak memory per effect; a benchmark, not a test.
+    .executableTarget(name: "loopsmith-bench", dependencies: ["Loopsmith", "Video", "Effects", "Raster"]),
 
     .target(name: "_TestSupport", dependencies: ["Raster"], path: "Tests/_TestSupport"),
     .testTarget(name: "RasterTests", dependencies: ["Raster", "_TestSupport"]),

@@ -20,7 +20,12 @@ public struct RenderResult: Sendable {
 /// converted frames per output.
 public enum RenderPipeline {
   /// Renders `job`; `progress(done, total)` is called on the encoder queue after each batch.
-  public static func run(_ job: RenderJob, progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> RenderResult {
+  ///
+  /// With `discard` every frame is drawn and converted for the job's outputs as usual, but
+  /// nothing is encoded or written (`render --null`): the render alone, for timing it.
+  public static func run(
+    _ job: RenderJob, discard: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
+  ) throws -> RenderResult {
     try Cancellation.check()
     let threads = max(1, min(job.threads, job.frameCount))
     let effect = job.makeEffect()
@@ -33,7 +38,9 @@ public enum RenderPipeline {
     try Cancellation.check()  // allocating large frames takes a moment; no file exists yet
     var writers: [VideoWriter] = []
     do {
-      for settings in job.outputs { writers.append(try VideoWriter(settings)) }
+      if !discard {
+        for settings in job.outputs { writers.append(try VideoWriter(settings)) }
+      }
     } catch {
       writers.forEach { $0.cancel() }
       throw error

@@ -21,6 +21,18 @@ import _TestSupport
     #expect(r.stdout.contains("\"encoderThreads\" : "))
   }
 
+  @Test func nullRendersEveryFrameAndWritesNothing() throws {
+    let dir = TemporaryDirectory()
+    let out = dir.path("orbs.mp4")
+    let r = try runLoopsmith(["render", "color-orbs", "-o", out, "--null", "--size", "64x112", "--fps", "10", "--duration", "1", "--scale", "0.2", "--json", "--quiet"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("\"frames\" : 10"))
+    #expect(!FileManager.default.fileExists(atPath: out))
+    let bare = try runLoopsmith(["render", "color-orbs", "--null", "--size", "64x112", "--fps", "10", "--duration", "1", "--quiet"])
+    #expect(bare.status == 0, "\(bare.stderr)")
+    #expect(bare.stdout.isEmpty)  // no Y4M on stdout: --null without -o writes nothing either
+  }
+
   @Test func aWebMLoopOfTheLoaderKeepsItsAlphaAndPassesCheck() throws {
     let dir = TemporaryDirectory()
     let out = dir.path("blob.webm")

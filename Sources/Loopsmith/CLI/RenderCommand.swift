@@ -30,6 +30,7 @@ enum RenderCommand {
     OptionSpec("encoder-threads", value: "n", "Encoder threads, pinned so bytes repeat (default: min(threads, 4))."),
     OptionSpec("x264-preset", value: "name", "libx264 speed preset (default medium)."),
     OptionSpec("out-dir", value: "dir", "Folder for a preset's outputs (default renders)."),
+    OptionSpec("null", "Render and convert every frame, write nothing: time the render alone (e.g. with time)."),
     OptionSpec("json", "Print a JSON summary on stdout."),
     OptionSpec("quiet", "No progress on stderr."),
   ]
@@ -68,12 +69,15 @@ enum RenderCommand {
     } else {
       base.effect = target
     }
-    let request = base.merged(with: try requestFromFlags(parsed, effect: base.effect))
+    var request = base.merged(with: try requestFromFlags(parsed, effect: base.effect))
+    let discard = parsed.has("null")
+    // --null converts for the outputs given, or for Y4M when none is: nothing is opened.
+    if discard && request.outputs.isEmpty { request.outputs = ["-"] }
     let job = try request.job(defaultOutputs: defaultOutputs)
     if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
     let quiet = parsed.has("quiet")
     let progress = ProgressReporter(sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "), quiet: quiet)
-    let result = try RenderPipeline.run(job) { done, total in progress.update(done, total) }
+    let result = try RenderPipeline.run(job, discard: discard) { done, total in progress.update(done, total) }
     progress.finish(job.frameCount)
     if parsed.has("json") {
       stdout.write(CLI.jsonString(summary(job, result)) + "\n")

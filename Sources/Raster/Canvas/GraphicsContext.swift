@@ -253,7 +253,15 @@ public struct GraphicsContext {
   /// this context's opacity, blend mode and clip.
   func composite(_ layer: Layer, applyingFilters: Bool) {
     if applyingFilters && !filters.isEmpty && !layer.dirty.isEmpty {
-      for filter in filters {
+      for (index, filter) in filters.enumerated() {
+        // A large blur that is the last filter goes straight onto the target a row at a time:
+        // the blurred layer is never written out whole and read back.
+        if case .blur(let radius) = filter, index == filters.count - 1,
+          GaussianBlur.streams(sigma: radius * transform.lengthScale)
+        {
+          streamBlur(layer, sigma: radius * transform.lengthScale)
+          return
+        }
         switch filter {
         case .blur(let radius):
           let sigma = radius * transform.lengthScale
@@ -271,24 +279,57 @@ public struct GraphicsContext {
     blendLayer(layer, onto: target, mode: blendMode, opacity: Float(opacity), clip: clipMask)
   }
 
+  /// The blur of `layer` by `sigma`, blended onto the target with this context's opacity, blend
+  /// mode and clip as `blendLayer` would blend the blurred layer, without writing it: the layer
+  /// keeps its unblurred pixels (and its dirty rectangle, which is what `reset` clears).
+  private func streamBlur(_ layer: Layer, sigma: Float) {
+    let opacity = Float(opacity)
+    // The blur reaches the whole layer: the region is its bounds, as after `apply`.
+    guard let region = blendRegion(layer.bounds, of: layer, onto: target, clip: clipMask), opacity > 0 else { return }
+    let rows = (region.y - layer.y0)..<(region.maxY - layer.y0)
+    let columns = (region.x - layer.x0)..<(region.maxX - layer.x0)
+    let (mode, clip, target) = (blendMode, clipMask, self.target)
+    let scaled = surface.rows(region.width).source
+    surface.blur.stream(
+      sigma: sigma, layer.pixels, width: layer.width, height: layer.height, content: layer.dirty,
+      rows: rows, columns: columns
+    ) { y, row in
+      blendRow(row + columns.lowerBound, y: y + layer.y0, region: region, onto: target, mode: mode, opacity: opacity, clip: clip, scratch: scaled)
+    }
+    target.dirty = target.dirty.union(region.offsetBy(-target.x0, -target.y0))
+  }
+
+  /// Where `rect` of `layer` lands on `dest` (in the image's pixels), inside the clip; nil when nowhere.
+  private func blendRegion(_ rect: IntRect, of layer: Layer, onto dest: Layer, clip: ClipMask?) -> IntRect? {
+    var region = rect.offsetBy(layer.x0, layer.y0).intersection(dest.bounds.offsetBy(dest.x0, dest.y0))
+    if let clip { region = region.intersection(clip.rect) }
+    return region.isEmpty ? nil : region
+  }
+
   /// Blends the dirty part of `layer` onto `dest` (both placed by their origins).
   private func blendLayer(_ layer: Layer, onto dest: Layer, mode: BlendMode, opacity: Float, clip: ClipMask?) {
-    var region = layer.dirty.offsetBy(layer.x0, layer.y0)
-      .intersection(dest.bounds.offsetBy(dest.x0, dest.y0))
-    if let clip { region = region.intersection(clip.rect) }
-    guard !region.isEmpty, opacity > 0 else { return }
+    guard let region = blendRegion(layer.dirty, of: layer, onto: dest, clip: clip), opacity > 0 else { return }
     let scaled = surface.rows(region.width).source
     for y in region.y..<region.maxY {
       let src = layer.row(y - layer.y0) + (region.x - layer.x0)
-      let out = dest.row(y - dest.y0) + (region.x - dest.x0)
-      let mask: UnsafePointer<Float>? = clip.map { UnsafePointer($0.row(y) + (region.x - $0.rect.x)) }
-      if let mask {
-        for i in 0..<region.width { scaled[i] = src[i] * mask[i] }
-        blendSpan(mode, count: region.width, dest: out, coverage: nil, solid: .zero, source: scaled, opacity: opacity)
-      } else {
-        blendSpan(mode, count: region.width, dest: out, coverage: nil, solid: .zero, source: src, opacity: opacity)
-      }
+      blendRow(src, y: y, region: region, onto: dest, mode: mode, opacity: opacity, clip: clip, scratch: scaled)
     }
     dest.dirty = dest.dirty.union(region.offsetBy(-dest.x0, -dest.y0))
+  }
+}
+
+/// Blends `src`, the pixels of image row `y` from `region.x` on, onto `dest` across the region.
+@inline(__always)
+private func blendRow(
+  _ src: UnsafeMutablePointer<Pixel>, y: Int, region: IntRect, onto dest: Layer, mode: BlendMode, opacity: Float,
+  clip: ClipMask?, scratch scaled: UnsafeMutablePointer<Pixel>
+) {
+  let out = dest.row(y - dest.y0) + (region.x - dest.x0)
+  if let clip {
+    let mask = clip.row(y) + (region.x - clip.rect.x)
+    for i in 0..<region.width { scaled[i] = src[i] * mask[i] }
+    blendSpan(mode, count: region.width, dest: out, coverage: nil, solid: .zero, source: scaled, opacity: opacity)
+  } else {
+    blendSpan(mode, count: region.width, dest: out, coverage: nil, solid: .zero, source: src, opacity: opacity)
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A rectangle of premultiplied pixels placed at `(x0, y0)` of the image it will be drawn into.
 ///
 /// Layers come from a surface's pool and are reused frame after frame; their storage only grows.
@@ -10,8 +12,22 @@ public final class Layer: @unchecked Sendable {
 
   init() {
     capacity = 1
-    pixels = .allocate(capacity: 1)
-    pixels.initialize(to: .zero)
+    pixels = Layer.allocateZeroed(1)
+  }
+
+  /// Zeroed pixels from `calloc`: large blocks come straight from the kernel as zero pages, which
+  /// take no memory until drawn on, so a full-screen layer holding a band of clouds costs the
+  /// band (peak memory in `make bench`).
+  private static func allocateZeroed(_ count: Int) -> UnsafeMutablePointer<Pixel> {
+    guard let raw = calloc(count, MemoryLayout<Pixel>.stride) else {
+      fatalError("out of memory for a layer of \(count) pixels")
+    }
+    precondition(Int(bitPattern: raw) % MemoryLayout<Pixel>.alignment == 0, "calloc returned misaligned pixels")
+    return raw.bindMemory(to: Pixel.self, capacity: count)
+  }
+
+  private static func free(_ pixels: UnsafeMutablePointer<Pixel>) {
+    Foundation.free(pixels)
   }
 
   /// A layer over an existing image (the canvas itself); the image keeps the storage.
@@ -22,7 +38,7 @@ public final class Layer: @unchecked Sendable {
     dirty = IntRect(x: 0, y: 0, width: width, height: height)
   }
 
-  deinit { if capacity >= 0 { pixels.deallocate() } }
+  deinit { if capacity >= 0 { Layer.free(pixels) } }
 
   /// Makes the layer a transparent rectangle of the given size and place.
   func reset(x0: Int, y0: Int, width: Int, height: Int) {
@@ -30,18 +46,16 @@ public final class Layer: @unchecked Sendable {
     precondition(width >= 0 && height >= 0)
     let needed = max(width * height, 1)
     if needed > capacity {
-      pixels.deallocate()
+      Layer.free(pixels)
       capacity = needed
-      pixels = .allocate(capacity: needed)
-      pixels.initialize(repeating: .zero, count: needed)
-    } else if width == self.width && height == self.height {
-      // Same shape as last time: only what was drawn needs clearing (a full-screen layer that
-      // held one small glow costs a small clear, not 33 MB).
-      for y in dirty.y..<dirty.maxY {
-        (pixels + y * width + dirty.x).update(repeating: .zero, count: dirty.width)
-      }
+      pixels = Layer.allocateZeroed(needed)
     } else {
-      pixels.update(repeating: .zero, count: width * height)
+      // Pixels outside `dirty` are clear (every write widens it), so only what was drawn needs
+      // clearing, in the old shape: a full-screen layer that held one small glow costs a small
+      // clear, not 33 MB, and pages never drawn on are never touched.
+      for y in dirty.y..<dirty.maxY {
+        (pixels + y * self.width + dirty.x).update(repeating: .zero, count: dirty.width)
+      }
     }
     (self.x0, self.y0, self.width, self.height) = (x0, y0, width, height)
     dirty = .empty

@@ -74,7 +74,11 @@ struct GradientTable {
   }
 
   @inline(__always) static func lookup(_ t: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
-    let x = min(max(t, 0), 1) * Float(GradientTable.size)
+    lookupClamped(min(max(t, 0), 1) * Float(GradientTable.size), base)
+  }
+
+  /// The color at table position `x`, already in 0...size.
+  @inline(__always) static func lookupClamped(_ x: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
     let i = min(Int(x), GradientTable.size - 1)
     let f = x - Float(i)
     let a = base[i], b = base[i + 1]

@@ -66,6 +66,11 @@ struct ShadingProgram {
     case .linear(let ax, let ay, let c):
       table.withUnsafeBufferPointer { t in
         var v = ax * (Float(x) + 0.5) + ay * py + c
+        if ax == 0 {
+          // A vertical gradient (the weather sky): one color a row.
+          out.update(repeating: GradientTable.lookup(v, t.baseAddress!), count: count)
+          return
+        }
         for i in 0..<count {
           out[i] = GradientTable.lookup(v, t.baseAddress!)
           v += ax
@@ -73,15 +78,39 @@ struct ShadingProgram {
       }
     case .radial(let inv, let center, let r0, let invSpan):
       table.withUnsafeBufferPointer { t in
-        // u(x) = u0 + x * du, both in user space relative to the center.
+        // u(x) = u0 + x * du, both in user space relative to the center. Eight pixels at a time:
+        // the distances and table positions in vector lanes, then one lookup a pixel.
         let p0 = inv.apply(Point(Float(x) + 0.5, py)) - center
         let du = Point(inv.a, inv.b)
-        var ux = p0.x, uy = p0.y
-        for i in 0..<count {
+        let steps = Lanes(0, 1, 2, 3, 4, 5, 6, 7)
+        let ux0 = Lanes(repeating: p0.x), uy0 = Lanes(repeating: p0.y)
+        let dux = Lanes(repeating: du.x), duy = Lanes(repeating: du.y)
+        let start = Lanes(repeating: r0), scale = Lanes(repeating: invSpan)
+        let size = Lanes(repeating: Float(GradientTable.size))
+        let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
+        let base = t.baseAddress!
+        var i = 0
+        while i + 8 <= count {
+          let k = steps + Lanes(repeating: Float(i))
+          let ux = ux0 + k * dux
+          let uy = uy0 + k * duy
+          let r2 = ux * ux + uy * uy
+          let r = r2.squareRoot()
+          var v = (r - start) * scale
+          v.replace(with: zero, where: .!(v .> zero))  // and NaN, as lookup's min(max(t, 0), 1)
+          v.replace(with: one, where: v .> one)
+          let pos = v * size
+          for lane in 0..<8 {
+            out[i + lane] = GradientTable.lookupClamped(pos[lane], base)
+          }
+          i += 8
+        }
+        while i < count {
+          let k = Float(i)
+          let ux = p0.x + k * du.x, uy = p0.y + k * du.y
           let r = (ux * ux + uy * uy).squareRoot()
-          out[i] = GradientTable.lookup((r - r0) * invSpan, t.baseAddress!)
-          ux += du.x
-          uy += du.y
+          out[i] = GradientTable.lookup((r - r0) * invSpan, base)
+          i += 1
         }
       }
     }
