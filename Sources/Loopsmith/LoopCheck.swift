@@ -10,7 +10,7 @@ public struct LoopCheck: Sendable {
   public var frames: Int
   /// Mean absolute luma step from the last frame to the first, in 8-bit code values.
   public var seamStep: Double
-  /// The median of the steps between neighbouring frames.
+  /// The median of the steps between neighbouring frames around the seam (the last and first four).
   public var medianStep: Double
   public var maxStep: Double
   /// seam / median; 1 means the seam is an ordinary step.
@@ -55,8 +55,12 @@ public struct LoopCheck: Sendable {
     }
     let seam = meanDifference(previous, seamTarget)
     let sorted = steps.sorted()
-    let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     let maxStep = sorted.last ?? 0
+    // The seam is weighed against the steps around it, the last four and the first four, rather
+    // than the whole file's: a loop that moves fast in its middle and slowly at its ends (a voice
+    // pausing) has a quiet seam that is still an ordinary step there (ENCODING V1 uses the median).
+    let around = steps.count >= 8 ? (steps.prefix(4) + steps.suffix(4)).sorted() : sorted
+    let median = around.isEmpty ? 0 : (around[(around.count - 1) / 2] + around[around.count / 2]) / 2
     // A nearly still loop (median below 0.2 codes) passes when the seam is no bigger than its
     // largest step (ENCODING V1); otherwise the seam must look like an ordinary step.
     let ratio = median > 0 ? seam / median : (seam == 0 ? 1 : .infinity)

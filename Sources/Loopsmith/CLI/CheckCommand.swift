@@ -35,7 +35,7 @@ enum CheckCommand {
       out += "  color \(i.colorRange)/\(i.colorMatrix)/\(i.colorTransfer)/\(i.colorPrimaries), tag '\(i.codecTag)'\(i.moovBeforeMdat.map { $0 ? ", fast start" : ", moov after mdat" } ?? "")\n"
       // With --then the seam is the splice, measured against this file's steps.
       let seam = parsed.last("then").map { "splice into \($0)" } ?? "seam"
-      out += "  " + seam + String(format: " %.3f against a median step of %.3f: ratio %.2f\n", report.seamStep, report.medianStep, report.seamRatio)
+      out += "  " + seam + String(format: " %.3f against a median step around it of %.3f: ratio %.2f\n", report.seamStep, report.medianStep, report.seamRatio)
       out += report.passed ? "  PASS\n" : report.failures.map { "  FAIL: \($0)\n" }.joined()
       stdout.write(out)
     }
