@@ -102,8 +102,13 @@ public struct Preset: Sendable {
     r.background = try string("background")
     r.rightToLeft = try bool("rtl")
     r.maxSpeedChange = try number("maxSpeedChange")
-    r.audio = try string("audio")
-    r.levels = try string("levels")
+    // Files a preset names sit beside it: a relative path is read from the preset's folder.
+    func besideThePreset(_ file: String?) -> String? {
+      guard let file, !file.hasPrefix("/") else { return file }
+      return ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(file)
+    }
+    r.audio = besideThePreset(try string("audio"))
+    r.levels = besideThePreset(try string("levels"))
     if let v = object["transition"] {
       // "rain:snow" or ["rain", "snow"]; the names are checked with the effect's own.
       if let text = v as? String {

@@ -244,7 +244,7 @@ extension RenderRequest {
     scale: Double, fps: Int, duration: Double?, maxChange: Double
   ) throws -> LoopPlan {
     let motions = recordMotions(type: type, values: values, environment: environment, width: width, height: height, scale: scale)
-    let quantum = type.info.loopQuantum
+    let quantum = type.loopQuantum(for: values)
     let length = try duration ?? defaultLength(motions: motions, fps: fps, quantum: quantum, maxChange: maxChange)
     do {
       return try LoopPlanner.plan(motions: motions, length: length, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)
@@ -308,7 +308,7 @@ extension RenderRequest {
     let (fromPlan, toPlan) = (try loop(from), try loop(to))
     let quantum: Double
     if spec.ownClocks {
-      quantum = info.loopQuantum ?? 1
+      quantum = type.loopQuantum(for: values) ?? 1
     } else {
       // One clock for both: the clip must hold whole loops, and the loops must move alike.
       guard fromPlan.length == toPlan.length, fromPlan.rows == toPlan.rows else {
@@ -403,7 +403,7 @@ extension RenderRequest {
     let image = Image(width: max(1, Int(Double(width) * small)), height: max(1, Int(Double(height) * small)))
     let surface = Surface(image: image, scale: Float(scale * small))
     let effect = type.init(values: values, environment: environment)
-    for t in [0, 0.49, 0.86] {
+    for t in [0, 0.49, 0.86] + type.keyTimes(for: values) {
       var context = surface.context()
       effect.draw(in: &context, clock: Clock(time: t, recorder: recorder))
     }
@@ -416,7 +416,8 @@ extension RenderRequest {
   static func defaultLength(motions: [Motion], fps: Int, quantum: Double?, maxChange: Double) throws -> Double {
     do {
       let t = try LoopPlanner.defaultLength(
-        motions: motions, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum, maxLengthWithoutCrossfade: 30)
+        motions: motions, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum,
+        maxLength: max(120, quantum ?? 0), maxLengthWithoutCrossfade: 30)
       let plan = try LoopPlanner.plan(motions: motions, length: t, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)
       if plan.crossfades && t < 12 {
         let q = quantum ?? 1

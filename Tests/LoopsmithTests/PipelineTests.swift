@@ -46,6 +46,7 @@ func frame(_ job: RenderJob, _ index: Int) -> Image {
     ("weather", ["weather": "clearDay"]), ("weather", ["weather": "clearNight"]), ("weather", ["weather": "cloudy"]),
     ("weather", ["weather": "rain"]), ("weather", ["weather": "thunderstorm"]), ("weather", ["weather": "snow"]),
     ("weather", ["weather": "fog"]),
+    ("weather", ["sequence": "rain:1.5,snow:1.5", "repeat": "true"]),
   ]
 
   /// A quantized loop's frame at t = T (frame N, one past the last) is frame 0 again, before any

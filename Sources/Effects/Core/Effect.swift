@@ -67,6 +67,25 @@ public protocol Effect: Sendable {
   /// Draws the moment `clock.time` over the whole context (its size is the video's, in points).
   /// With Reduce Motion on, callers pass a clock at time 0.
   func draw(in context: inout GraphicsContext, clock: Clock)
+  /// Whole multiples of this many seconds are the only loop lengths for these values, or nil.
+  static func loopQuantum(for values: ParameterValues) -> Double?
+  /// Moments worth drawing to see every motion the values can show (besides a few early ones):
+  /// the steps of a sequence, whose weathers or states move only while they show.
+  static func keyTimes(for values: ParameterValues) -> [Double]
+}
+
+extension Effect {
+  public static func loopQuantum(for values: ParameterValues) -> Double? { info.loopQuantum }
+
+  /// Each step of a `sequence` parameter, a moment after it starts, when there is one.
+  public static func keyTimes(for values: ParameterValues) -> [Double] {
+    var start = 0.0, times: [Double] = []
+    for step in values.steps("sequence") {
+      times.append(start + min(0.49, step.seconds / 2))
+      start += step.seconds
+    }
+    return times
+  }
 }
 
 /// Every effect, by command-line name.

@@ -19,6 +19,9 @@ public struct Weather: Effect {
       ParameterSpec(
         "sequence", .steps(Kind.allCases.map(\.rawValue)), default: .steps([]),
         help: "Weathers one after another, each for its seconds, fading into the next; empty holds `weather`."),
+      ParameterSpec(
+        "repeat", .flag, default: .flag(false),
+        help: "Play the sequence over and over, the last weather fading into the first (the seed demo's tour); loops hold whole sequences."),
     ],
     isTransparent: false,
     defaultFPS: 30,
@@ -32,6 +35,8 @@ public struct Weather: Effect {
   public var weather: Kind
   /// Weathers one after another and how long each shows, in seconds; empty holds `weather`.
   public var sequence: [(weather: Kind, seconds: Double)]
+  /// Whether the sequence plays over and over, the last weather fading into the first.
+  public var repeats: Bool
   /// Right-to-left layout and Reduce Motion.
   public var environment: RenderEnvironment
 
@@ -39,7 +44,7 @@ public struct Weather: Effect {
   /// weather's own clock reads 0 when the sequence ends, so the frame after the clip is frame 0 of
   /// its loop (a render job with a transition sets it).
   public var endsOnLoop = false {
-    didSet { timeline = WeatherTimeline(weather: weather, steps: sequence, endsOnLoop: endsOnLoop) }
+    didSet { timeline = WeatherTimeline(weather: weather, steps: sequence, endsOnLoop: endsOnLoop, repeats: repeats) }
   }
 
   private(set) var timeline: WeatherTimeline
@@ -49,8 +54,21 @@ public struct Weather: Effect {
     sequence = values.steps("sequence").compactMap { step in
       Kind(rawValue: step.value).map { ($0, step.seconds) }
     }
+    repeats = values.flag("repeat")
     self.environment = environment
-    timeline = WeatherTimeline(weather: weather, steps: sequence)
+    timeline = WeatherTimeline(weather: weather, steps: sequence, repeats: repeats)
+  }
+
+  /// A repeating sequence loops over whole sequences and whole lightning cycles: the least common
+  /// multiple of its length and 6 s (the demo's tour, 7 x 1.8 s, gives 126 s).
+  public static func loopQuantum(for values: ParameterValues) -> Double? {
+    let total = values.steps("sequence").reduce(0) { $0 + $1.seconds }
+    guard values.flag("repeat"), total > 0 else { return info.loopQuantum }
+    // In milliseconds, where both are whole: lcm(a, b) = a / gcd(a, b) * b.
+    let a = Int((total * 1000).rounded()), b = Int(WeatherMath.lightningCycle * 1000)
+    func gcd(_ x: Int, _ y: Int) -> Int { y == 0 ? x : gcd(y, x % y) }
+    let (product, overflow) = (a / gcd(a, b)).multipliedReportingOverflow(by: b)
+    return overflow ? nil : Double(product) / 1000
   }
 
   public func draw(in context: inout GraphicsContext, clock: Clock) {
