@@ -33,11 +33,6 @@ enum BatchCommand {
     let parsed = try ParsedArguments(args, specs: options)
     guard let out = parsed.last("out"), !out.isEmpty else { throw InputError("--out: missing; expected --out DIR, the folder for the outputs and manifest.json") }
     let quiet = parsed.has("quiet")
-    func int(_ name: String) throws -> Int? {
-      guard let v = parsed.last(name) else { return nil }
-      guard let n = Int(v) else { throw InputError("--\(name): '\(v)' is not valid; expected a whole number") }
-      return n
-    }
     if parsed.has("merge") {
       for flag in ["shard", "shards", "dry-run", "force", "jobs", "size", "scale", "fps", "duration"] where parsed.has(flag) {
         throw InputError("--\(flag): not used with --merge; expected loopsmith batch --merge DIR... --out DIR [--gallery]")
@@ -46,28 +41,22 @@ enum BatchCommand {
       return finish(report, parsed: parsed, stdout: stdout, stderr: stderr, verb: "merged")
     }
     var options = BatchOptions(inputs: parsed.positionals, outDir: out)
-    options.jobs = try int("jobs") ?? 1
-    options.threads = try int("threads")
+    options.jobs = try parsed.int("jobs") ?? 1
+    options.threads = try parsed.int("threads")
     options.force = parsed.has("force")
     options.gallery = parsed.has("gallery")
     if let s = parsed.last("shard") {
       options.shard = try BatchShard.parse(s)
     } else {
-      let shards = try int("shards")
+      let shards = try parsed.int("shards")
       if let n = shards, n < 1 { throw InputError("--shards: '\(n)' is not valid; expected a whole number from 1") }
       options.shard = try BatchShard.fromEnvironment(environment, shards: shards)
     }
     var overrides = RenderRequest()
     if let s = parsed.last("size") { overrides.size = try parseSize(s, field: "--size") }
-    if let v = parsed.last("scale") {
-      guard let d = Double(v), d.isFinite else { throw InputError("--scale: '\(v)' is not valid; expected a number") }
-      overrides.scale = d
-    }
-    overrides.fps = try int("fps")
-    if let v = parsed.last("duration") {
-      guard let d = Double(v), d.isFinite else { throw InputError("--duration: '\(v)' is not valid; expected seconds") }
-      overrides.duration = d
-    }
+    overrides.scale = try parsed.double("scale")
+    overrides.fps = try parsed.int("fps")
+    overrides.duration = try parsed.double("duration")
     options.overrides = overrides
 
     if parsed.has("dry-run") {

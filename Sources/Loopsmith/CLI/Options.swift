@@ -21,6 +21,20 @@ struct ParsedArguments {
   func last(_ name: String) -> String? { options[name]?.last }
   func all(_ name: String) -> [String] { options[name] ?? [] }
 
+  /// The last value of `--name` as a whole number, nil when absent.
+  func int(_ name: String) throws -> Int? {
+    guard let v = last(name) else { return nil }
+    guard let n = Int(v) else { throw InputError("--\(name): '\(v)' is not valid; expected a whole number") }
+    return n
+  }
+
+  /// The last value of `--name` as a finite number, nil when absent.
+  func double(_ name: String) throws -> Double? {
+    guard let v = last(name) else { return nil }
+    guard let n = Double(v), n.isFinite else { throw InputError("--\(name): '\(v)' is not valid; expected a finite number") }
+    return n
+  }
+
   /// Parses `--name value`, `--name=value`, `-o value`, flags, and `--` ending options.
   init(_ args: [String], specs: [OptionSpec]) throws {
     var i = 0

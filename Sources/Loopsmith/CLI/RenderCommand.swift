@@ -88,26 +88,16 @@ enum RenderCommand {
   /// The flags as a request; parameter values are checked against the effect's table.
   static func requestFromFlags(_ p: ParsedArguments, effect: String?) throws -> RenderRequest {
     var r = RenderRequest()
-    func int(_ name: String) throws -> Int? {
-      guard let v = p.last(name) else { return nil }
-      guard let n = Int(v) else { throw InputError("--\(name): '\(v)' is not valid; expected a whole number") }
-      return n
-    }
-    func double(_ name: String) throws -> Double? {
-      guard let v = p.last(name) else { return nil }
-      guard let n = Double(v), n.isFinite else { throw InputError("--\(name): '\(v)' is not valid; expected a finite number") }
-      return n
-    }
     r.outputs = p.all("output")
     if let s = p.last("size") { r.size = try parseSize(s, field: "--size") }
-    r.fps = try int("fps")
-    r.duration = try double("duration")
-    r.time = try double("time")
+    r.fps = try p.int("fps")
+    r.duration = try p.double("duration")
+    r.time = try p.double("time")
     if p.has("still") { r.still = true }
-    r.scale = try double("scale")
+    r.scale = try p.double("scale")
     r.codec = p.last("codec")
-    r.crf = try int("crf")
-    r.bitDepth = try int("bit-depth")
+    r.crf = try p.int("crf")
+    r.bitDepth = try p.int("bit-depth")
     r.background = p.last("background")
     if p.has("rtl") { r.rightToLeft = true }
     r.audio = p.last("audio")
@@ -120,9 +110,9 @@ enum RenderCommand {
       guard let v = PaletteVersion(rawValue: a) else { throw InputError("--palette: '\(a)' is not valid; expected ios26 or ios18") }
       r.palette = v
     }
-    r.maxSpeedChange = try double("max-speed-change")
-    r.threads = try int("threads")
-    r.encoderThreads = try int("encoder-threads")
+    r.maxSpeedChange = try p.double("max-speed-change")
+    r.threads = try p.int("threads")
+    r.encoderThreads = try p.int("encoder-threads")
     if let e = r.encoderThreads, !(1...64).contains(e) {
       throw InputError("--encoder-threads: '\(e)' is not valid; expected a whole number from 1 to 64")
     }
