@@ -38,13 +38,8 @@ public struct AuroraMesh: Effect {
     let colors = [first, second, first, third, second, first, second, first, third]
     // The mesh has no edge anywhere: two moments of it mixed are one smooth gradient again, with
     // no ghost, so a loop may crossfade it where its slow, unrelated rates cannot be kept whole.
-    let samples = clock.samples(for: AuroraMeshMath.layer)
-    if samples.count == 1 {
-      context.drawMesh(mesh(colors: colors, clock: clock))
-    } else {
-      context.drawBlended(weights: samples.map(\.weight)) { i, layer in
-        layer.drawMesh(mesh(colors: colors, clock: samples[i].clock))
-      }
+    context.drawSoftLayer(AuroraMeshMath.layer, clock: clock) { layer, moment in
+      layer.drawMesh(mesh(colors: colors, clock: moment))
     }
   }
 

@@ -35,14 +35,7 @@ public struct ColorOrbs: Effect {
   public func draw(in context: inout GraphicsContext, clock: Clock) {
     // The orbs are soft radial falloffs: a tail crossfade hides where a loop cannot keep their
     // slow, unrelated rates whole. Each moment is the base with its orbs screened onto it.
-    let samples = clock.samples(for: "orbs")
-    if samples.count == 1 {
-      drawMoment(in: context, clock: clock)
-    } else {
-      context.drawBlended(weights: samples.map(\.weight)) { i, layer in
-        drawMoment(in: layer, clock: samples[i].clock)
-      }
-    }
+    context.drawSoftLayer("orbs", clock: clock) { layer, moment in drawMoment(in: layer, clock: moment) }
   }
 
   private func drawMoment(in context: GraphicsContext, clock: Clock) {

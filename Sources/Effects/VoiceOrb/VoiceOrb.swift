@@ -107,17 +107,10 @@ public struct VoiceOrb: Effect {
     context.fill(disk, with: .color(base))
 
     let blur = Filter.blur(radius: Float(radius * 0.28))
-    let samples = clock.samples(for: VoiceOrbMath.blobLayer)
-    if samples.count == 1 {
-      var blurred = context
+    // Heavily blurred: a tail crossfade hides where a loop cannot keep the blobs' turns whole.
+    context.drawSoftLayer(VoiceOrbMath.blobLayer, clock: clock) { blurred, moment in
       blurred.addFilter(blur)
-      drawBlobs(in: blurred, radius: radius, energy: energy, clock: clock)
-    } else {
-      // Heavily blurred: a tail crossfade hides where a loop cannot keep the blobs' turns whole.
-      context.drawBlended(weights: samples.map(\.weight)) { i, layer in
-        layer.addFilter(blur)
-        drawBlobs(in: layer, radius: radius, energy: energy, clock: samples[i].clock)
-      }
+      drawBlobs(in: blurred, radius: radius, energy: energy, clock: moment)
     }
 
     // A soft light from the top, so the orb reads as a sphere.

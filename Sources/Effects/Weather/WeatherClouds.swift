@@ -22,13 +22,8 @@ enum WeatherClouds {
   ) {
     var faded = context
     faded.opacity *= opacity
-    let samples = clock.samples(for: "clouds")
-    if samples.count == 1 {
-      faded.drawLayer { drawClouds(in: &$0, size: size, clock: clock, color: color.opacity(alpha)) }
-    } else {
-      faded.drawBlended(weights: samples.map(\.weight)) { i, layer in
-        drawClouds(in: &layer, size: size, clock: samples[i].clock, color: color.opacity(alpha))
-      }
+    faded.drawSoftLayer("clouds", clock: clock, isolated: true) {
+      drawClouds(in: &$0, size: size, clock: $1, color: color.opacity(alpha))
     }
   }
 

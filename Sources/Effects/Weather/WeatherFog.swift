@@ -18,14 +18,7 @@ enum WeatherFog {
   ) {
     var faded = context
     faded.opacity *= opacity
-    let samples = clock.samples(for: "fog")
-    if samples.count == 1 {
-      faded.drawLayer { drawBands(in: &$0, size: size, clock: clock) }
-    } else {
-      faded.drawBlended(weights: samples.map(\.weight)) { i, layer in
-        drawBands(in: &layer, size: size, clock: samples[i].clock)
-      }
-    }
+    faded.drawSoftLayer("fog", clock: clock, isolated: true) { drawBands(in: &$0, size: size, clock: $1) }
   }
 
   private static func drawBands(

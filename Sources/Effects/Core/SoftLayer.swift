@@ -1,0 +1,25 @@
+import Raster
+import Timing
+
+extension GraphicsContext {
+  /// Draws a soft layer at the moments `clock` gives for it (`Clock.samples(for:)`): once, at the
+  /// time within the loop, or in the crossfade at the end of a loop twice, mixed by weight. Drawing
+  /// at the time within the loop, not the clock's own, is what makes the frame at the loop's length
+  /// frame 0 again for a layer whose rates the plan left alone.
+  ///
+  /// With `isolated`, a single moment is drawn through a layer too, as a canvas faded as a whole
+  /// needs (SEMANTICS.md 7.5); a crossfade always is.
+  public func drawSoftLayer(
+    _ layer: String, clock: Clock, isolated: Bool = false, _ content: (inout GraphicsContext, Clock) -> Void
+  ) {
+    let samples = clock.samples(for: layer)
+    if samples.count > 1 {
+      drawBlended(weights: samples.map(\.weight)) { i, context in content(&context, samples[i].clock) }
+    } else if isolated {
+      drawLayer { content(&$0, samples[0].clock) }
+    } else {
+      var context = self
+      content(&context, samples[0].clock)
+    }
+  }
+}
