@@ -35,6 +35,9 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
     request.scale = 0.1
     let job = try request.job()
     #expect(job.frameCount > 1)
+    // No default preset changes a speed by more than the limit.
+    let plan = try #require(job.plan)
+    #expect(plan.largestSpeedChange <= plan.maxSpeedChange + 1e-12, "\(file): \(plan.largestSpeedChange)")
   }
 
   @Test(arguments: [
