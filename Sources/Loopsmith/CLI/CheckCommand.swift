@@ -22,7 +22,7 @@ enum CheckCommand {
     if parsed.has("json") {
       let value: [String: Any] = [
         "path": path, "passed": report.passed, "failures": report.failures, "frames": report.frames,
-        "seamRatio": report.seamRatio.isFinite ? report.seamRatio : -1, "seamStep": report.seamStep, "medianStep": report.medianStep,
+        "seamRatio": report.seamRatio.isFinite ? report.seamRatio : -1, "seamStep": report.seamStep, "neighbourStep": report.neighbourStep,
         "codec": i.codecName, "profile": i.profileName ?? "", "pixelFormat": i.pixelFormatName, "width": i.width, "height": i.height,
         "fps": i.frameRate.description, "duration": i.formatDuration ?? -1, "keyframeAtStart": i.firstPacketIsKeyframe,
         "color": "\(i.colorRange)/\(i.colorMatrix)/\(i.colorTransfer)/\(i.colorPrimaries)", "codecTag": i.codecTag,
@@ -35,7 +35,7 @@ enum CheckCommand {
       out += "  color \(i.colorRange)/\(i.colorMatrix)/\(i.colorTransfer)/\(i.colorPrimaries), tag '\(i.codecTag)'\(i.moovBeforeMdat.map { $0 ? ", fast start" : ", moov after mdat" } ?? "")\n"
       // With --then the seam is the splice, measured against this file's steps.
       let seam = parsed.last("then").map { "splice into \($0)" } ?? "seam"
-      out += "  " + seam + String(format: " %.3f against a median step around it of %.3f: ratio %.2f\n", report.seamStep, report.medianStep, report.seamRatio)
+      out += "  " + seam + String(format: " %.3f against its neighbouring steps' mean of %.3f: ratio %.2f\n", report.seamStep, report.neighbourStep, report.seamRatio)
       out += report.passed ? "  PASS\n" : report.failures.map { "  FAIL: \($0)\n" }.joined()
       stdout.write(out)
     }
