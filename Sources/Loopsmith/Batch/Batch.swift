@@ -349,7 +349,17 @@ public enum Batch {
       thread.start()
     }
     group.wait()
-    if let signal = Cancellation.signal { throw Interrupted(signal: signal) }
+    if let signal = Cancellation.signal {
+      // Stopped: the manifest still tells the truth. Presets that finished are listed as they
+      // ended (the one cut short as failed, so the next run renders it), presets never reached
+      // keep what the previous manifest said of them, and no file is listed that is not there.
+      var kept: [BatchEntry] = []
+      for (p, entries) in zip(prepared, results.all) {
+        kept += entries.isEmpty ? (previous[p.source.name] ?? []) : entries
+      }
+      try BatchManifest(entries: kept).write(dir: dir)
+      throw Interrupted(signal: signal)
+    }
     let manifest = BatchManifest(entries: results.all.flatMap { $0 })
     try manifest.write(dir: dir)
     if options.gallery { try Gallery.write(manifest, dir: dir) }
