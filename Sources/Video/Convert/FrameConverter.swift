@@ -225,10 +225,8 @@ public final class FrameConverter: Sendable {
       let n1 = UnsafeRawPointer(dither.1 + (x0 & 63)).loadUnaligned(as: Lanes.self)
       let y0 = lumaCodes8(r0, g0, b0, noise: n0, weights: (kr, kg, kb), maximum: hi8)
       let y1 = lumaCodes8(r1, g1, b1, noise: n1, weights: (kr, kg, kb), maximum: hi8)
-      for k in 0..<8 {
-        luma.0[x0 + k] = UInt8(truncatingIfNeeded: Int32(y0[k]))
-        luma.1[x0 + k] = UInt8(truncatingIfNeeded: Int32(y1[k]))
-      }
+      UnsafeMutableRawPointer(luma.0 + x0).storeBytes(of: bytes8(y0), as: SIMD8<UInt8>.self)
+      UnsafeMutableRawPointer(luma.1 + x0).storeBytes(of: bytes8(y1), as: SIMD8<UInt8>.self)
       // The block loop's (c0 + c1 + c2 + c3) * 0.25: top left, top right, bottom left, bottom right.
       let mr = (((r0.evenHalf + r0.oddHalf) + r1.evenHalf) + r1.oddHalf) * quarter
       let mg = (((g0.evenHalf + g0.oddHalf) + g1.evenHalf) + g1.oddHalf) * quarter
@@ -242,10 +240,8 @@ public final class FrameConverter: Sendable {
         dither.3[(cx + 41) & 63], dither.3[(cx + 42) & 63], dither.3[(cx + 43) & 63], dither.3[(cx + 44) & 63])
       let cbCodes = sampleCodes(cb + cbNoise, maximum: hi4)
       let crCodes = sampleCodes(cr + crNoise, maximum: hi4)
-      for k in 0..<4 {
-        chroma.0[cx + k] = UInt8(truncatingIfNeeded: Int32(cbCodes[k]))
-        chroma.1[cx + k] = UInt8(truncatingIfNeeded: Int32(crCodes[k]))
-      }
+      UnsafeMutableRawPointer(chroma.0 + cx).storeBytes(of: bytes4(cbCodes), as: SIMD4<UInt8>.self)
+      UnsafeMutableRawPointer(chroma.1 + cx).storeBytes(of: bytes4(crCodes), as: SIMD4<UInt8>.self)
       cx += 4
     }
   }
@@ -398,12 +394,14 @@ let ditherTable: [Float] = (0..<4096).map { index in
 @inline(__always) func straight8(
   _ pixels: UnsafeMutablePointer<Pixel>, background: (Lanes, Lanes, Lanes)
 ) -> (Lanes, Lanes, Lanes) {
-  let f = UnsafeRawPointer(pixels).assumingMemoryBound(to: Float.self)
   let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
-  let r = Lanes(f[0], f[4], f[8], f[12], f[16], f[20], f[24], f[28])
-  let g = Lanes(f[1], f[5], f[9], f[13], f[17], f[21], f[25], f[29])
-  let b = Lanes(f[2], f[6], f[10], f[14], f[18], f[22], f[26], f[30])
-  let a = Lanes(f[3], f[7], f[11], f[15], f[19], f[23], f[27], f[31])
+  // Eight whole-pixel vector loads, transposed to a vector a channel with shuffles.
+  let (p0, p1, p2, p3, p4, p5, p6, p7) =
+    (pixels[0], pixels[1], pixels[2], pixels[3], pixels[4], pixels[5], pixels[6], pixels[7])
+  let r = Lanes(lowHalf: SIMD4(p0.x, p1.x, p2.x, p3.x), highHalf: SIMD4(p4.x, p5.x, p6.x, p7.x))
+  let g = Lanes(lowHalf: SIMD4(p0.y, p1.y, p2.y, p3.y), highHalf: SIMD4(p4.y, p5.y, p6.y, p7.y))
+  let b = Lanes(lowHalf: SIMD4(p0.z, p1.z, p2.z, p3.z), highHalf: SIMD4(p4.z, p5.z, p6.z, p7.z))
+  let a = Lanes(lowHalf: SIMD4(p0.w, p1.w, p2.w, p3.w), highHalf: SIMD4(p4.w, p5.w, p6.w, p7.w))
   let keep = one - clamp8(a, zero, one)
   let outR = clamp8(r, zero, one) + background.0 * keep
   let outG = clamp8(g, zero, one) + background.1 * keep
@@ -420,4 +418,15 @@ let ditherTable: [Float] = (0..<4096).map { index in
   l += b * weights.2
   l += Lanes(repeating: 16)
   return sampleCodes8(l + noise, maximum: maximum)
+}
+
+/// The low bytes of eight whole codes in 0...255: adding 2^23 puts a code in the low mantissa
+/// bits, so the float's bit pattern ends in it; no per-lane conversion with its range check.
+@inline(__always) func bytes8(_ codes: Lanes) -> SIMD8<UInt8> {
+  SIMD8<UInt8>(truncatingIfNeeded: unsafeBitCast(codes + Lanes(repeating: 8_388_608), to: SIMD8<UInt32>.self))
+}
+
+/// `bytes8` for four codes.
+@inline(__always) func bytes4(_ codes: SIMD4<Float>) -> SIMD4<UInt8> {
+  SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(codes + SIMD4<Float>(repeating: 8_388_608), to: SIMD4<UInt32>.self))
 }
