@@ -61,8 +61,9 @@ func median(_ xs: [Double]) -> Double {
 }
 
 /// The job for a case: `frames` frames at the effect's frame rate, written to `output`.
-func job(_ c: Case, frames: Int, output: String, threads: Int) throws -> RenderJob {
+func job(_ c: Case, frames: Int, output: String, threads: Int, scale: Double? = nil) throws -> RenderJob {
   var r = RenderRequest()
+  r.scale = scale
   r.effect = c.effect
   let type = EffectRegistry.type(named: c.effect)!
   for (k, v) in c.parameters { r.parameters[k] = try type.info.parameter(named: k)!.parse(v) }
@@ -132,6 +133,11 @@ struct Row {
   var render1 = 0.0, renderAll = 0.0
   /// CPU milliseconds a frame, on all threads.
   var render1CPU = 0.0, renderAllCPU = 0.0
+  /// Render only, all cores, at display scale 1 (1 pt = 1 px).
+  var renderScale1 = 0.0
+  /// Milliseconds a frame on one thread drawing, and converting to H.264's samples: where the
+  /// render-only time goes.
+  var drawMS = 0.0, convertMS = 0.0
   var mp4 = 0.0, mp4Encode = 0.0, webm = 0.0, webmEncode = 0.0
   var mp4CPU = 0.0, mp4EncodeCPU = 0.0, webmCPU = 0.0, webmEncodeCPU = 0.0
   var memory10: Double?, memory60: Double?, null10: Double?, null60: Double?
@@ -166,6 +172,31 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
   let one = try job(c, frames: clipFrames, output: mp4Path, threads: 1)
   (row.render1, row.render1CPU) = try rate(frames: frames, runs: renderRuns) { _ = try RenderPipeline.run(one, discard: true) }
   (row.renderAll, row.renderAllCPU) = try rate(frames: frames, runs: renderRuns) { _ = try RenderPipeline.run(all, discard: true) }
+  let unit = try job(c, frames: clipFrames, output: mp4Path, threads: cores, scale: 1)
+  row.renderScale1 = try rate(frames: unit.frameCount, runs: renderRuns) { _ = try RenderPipeline.run(unit, discard: true) }.fps
+
+  // Where one thread's time goes: the same frames drawn, then converted, each timed alone.
+  do {
+    let effect = one.makeEffect()
+    let surface = Surface(image: Image(width: one.width, height: one.height), scale: Float(one.scale))
+    let converter = FrameConverter(one.outputs[0])
+    let converted = converter.makeFrame()
+    var draws: [Double] = [], converts: [Double] = []
+    for _ in 0..<renderRuns {
+      var draw = 0.0, convert = 0.0
+      for i in 0..<one.frameCount {
+        let t0 = now()
+        RenderPipeline.draw(effect, job: one, frame: i, on: surface)
+        let t1 = now()
+        converter.convert(surface.image, into: converted)
+        draw += t1 - t0
+        convert += now() - t1
+      }
+      draws.append(draw * 1000 / Double(one.frameCount))
+      converts.append(convert * 1000 / Double(one.frameCount))
+    }
+    (row.drawMS, row.convertMS) = (median(draws), median(converts))
+  }
 
   for (path, isMP4) in [(mp4Path, true), (webmPath, false)] {
     let j = try job(c, frames: encodeFrames, output: path, threads: cores)
@@ -191,6 +222,7 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
     }
   }
   rows.append(row)
+  log(String(format: "  draw %.1f ms + convert %.1f ms a frame (1T); scale 1: %.1f f/s", row.drawMS, row.convertMS, row.renderScale1))
   log(String(format: "  render 1T %.1f (%.0f ms cpu)  all %.1f (%.0f)  mp4 %.1f / %.1f (cpu %.0f / %.0f)  webm %.1f / %.1f (cpu %.0f / %.0f)  load %@",
     row.render1, row.render1CPU, row.renderAll, row.renderAllCPU, row.mp4, row.mp4Encode, row.mp4CPU, row.mp4EncodeCPU,
     row.webm, row.webmEncode, row.webmCPU, row.webmEncodeCPU, uptime()))
@@ -240,10 +272,10 @@ func f2(_ x: Double) -> String { String(format: "%.2f", x) }
 func mb(_ x: Double?) -> String { x.map { String(Int($0.rounded())) } ?? "-" }
 func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
 let header = [
-  "case", "size", "fps", "1T f/s", "\(cores)T f/s", "scale", "1T ms", "\(cores)T ms",
+  "case", "size", "fps", "1T f/s", "\(cores)T f/s", "scale", "@1x", "draw", "conv", "1T ms", "\(cores)T ms",
   "mp4 r+e", "mp4 enc", "ratio", "cpu x", "webm r+e", "webm enc", "ratio", "cpu x", "MB null", "MB mp4",
 ]
-let widths = [26, 9, 3, 6, 6, 5, 6, 6, 7, 7, 5, 5, 8, 8, 5, 5, 9, 9]
+let widths = [26, 9, 3, 6, 6, 5, 6, 5, 5, 6, 6, 7, 7, 5, 5, 8, 8, 5, 5, 9, 9]
 func line(_ cells: [String]) -> String {
   zip(cells, widths).enumerated().map { i, p in i == 0 ? p.0.padding(toLength: p.1, withPad: " ", startingAt: 0) : pad(p.0, p.1) }
     .joined(separator: " ")
@@ -251,7 +283,8 @@ func line(_ cells: [String]) -> String {
 var table = line(header)
 for r in rows {
   table += "\n" + line([
-    r.name, r.size, "\(r.fps)", f1(r.render1), f1(r.renderAll), f2(r.scaling), f0(r.render1CPU), f0(r.renderAllCPU),
+    r.name, r.size, "\(r.fps)", f1(r.render1), f1(r.renderAll), f2(r.scaling), f1(r.renderScale1), f1(r.drawMS), f1(r.convertMS),
+    f0(r.render1CPU), f0(r.renderAllCPU),
     f1(r.mp4), f1(r.mp4Encode), f2(r.mp4Ratio), f2(r.mp4CPURatio),
     f1(r.webm), f1(r.webmEncode), f2(r.webmRatio), f2(r.webmCPURatio),
     r.null10 == nil ? "-" : "\(mb(r.null10))/\(mb(r.null60))", r.memory10 == nil ? "-" : "\(mb(r.memory10))/\(mb(r.memory60))",
@@ -260,7 +293,10 @@ for r in rows {
 let notes = """
   f/s: frames a second (wall clock). 1T, \(cores)T: render only (drawn and converted to YUV on the render threads,
   nothing encoded; `loopsmith render --null`), 1 and \(cores) render threads, median of \(renderRuns) runs of \(clipFrames) frames;
-  scale = \(cores)T / 1T f/s. ms: CPU milliseconds a frame, all threads (load-independent).
+  scale = \(cores)T / 1T f/s; @1x: \(cores)T f/s at display scale 1 (1 pt = 1 px) instead of the default 3.
+  draw, conv: wall milliseconds a frame on one thread drawing the effect, and converting the float
+  frame to dithered BT.709 YUV (the same 1T clip, each step timed alone): where render-only time goes.
+  ms: CPU milliseconds a frame, all threads (load-independent).
   r+e: render and encode together (H.264 medium crf 18 / VP9 crf 30, \(min(cores, 4)) encoder threads); enc: the same
   frames, rendered beforehand, through the same writer alone; median of \(encodeRuns) run(s) of \(encodeFrames) frames.
   ratio = r+e time / enc time (target <= 1.15 for MP4); cpu x = r+e CPU / enc CPU, the work rendering adds.
@@ -268,8 +304,59 @@ let notes = """
   load average (1, 5, 15 min) \(startLoad) at the start, \(endLoad) at the end; \(Int(elapsed)) s in all.
 
   """
+// MARK: - Targets (issue 6): each met, or missed with where the time or memory goes
+
+struct Verdict {
+  var target: String, name: String, value: Double, limit: Double, atMost: Bool, evidence: String
+  var met: Bool { atMost ? value <= limit : value >= limit }
+}
+var verdicts: [Verdict] = []
+/// Render-only frames a second each effect must reach on all cores at 1080x1920: three times
+/// what Skia's CPU rasterizer draws per core, for two cores.
+let renderTargets: [String: Double] = [
+  "color-orbs": 40, "aurora-mesh": 150, "weather cloudy": 20, "weather rain": 20, "weather fog": 20,
+  "weather clearDay": 20, "weather thunderstorm": 15,
+]
+for r in rows {
+  let perFrame = String(format: "1T draw %.1f + convert %.1f ms a frame", r.drawMS, r.convertMS)
+  if let goal = renderTargets[r.name] {
+    let budget = 1000 * Double(cores) / goal
+    let evidence = "\(perFrame); the target leaves \(f1(budget)) ms of one core a frame"
+    verdicts.append(Verdict(target: "render-only f/s, \(cores)T", name: r.name, value: r.renderAll, limit: goal, atMost: false, evidence: evidence))
+    verdicts.append(Verdict(target: "render-only f/s, \(cores)T, scale 1", name: r.name, value: r.renderScale1, limit: goal, atMost: false, evidence: evidence))
+  }
+  if cores >= 2 {
+    verdicts.append(Verdict(
+      target: "thread scaling 1T to \(cores)T", name: r.name, value: r.scaling, limit: 1.8, atMost: false,
+      evidence: String(format: "%.1f ms a frame on one thread", 1000 / r.render1)))
+  }
+  if r.size == "1080x1920" {
+    verdicts.append(Verdict(
+      target: "MP4 render+encode / encode-only", name: r.name, value: r.mp4Ratio, limit: 1.15, atMost: true,
+      evidence: String(
+        format: "rendering adds %.0f%% to x264's CPU (%.0f of %.0f ms a frame); on %d cores both compete for them",
+        (r.mp4CPURatio - 1) * 100, r.mp4CPU - r.mp4EncodeCPU, r.mp4EncodeCPU, cores)))
+  }
+  for (seconds, total, null) in [(10, r.memory10, r.null10), (60, r.memory60, r.null60)] {
+    guard let total, let null else { continue }
+    verdicts.append(Verdict(
+      target: "peak MB, \(seconds) s to MP4", name: r.name, value: total, limit: 300, atMost: true,
+      evidence: "the renderer alone (--null) peaks at \(mb(null)) MB; x264 medium adds \(mb(total - null))"))
+  }
+}
+var verdictText = "targets (issue 6):"
+for v in verdicts {
+  let comparison = v.atMost ? "<=" : ">="
+  let value = v.limit >= 100 || v.value >= 100 ? f0(v.value) : f2(v.value)
+  verdictText += "\n  \(v.met ? "met   " : "MISSED") \(v.target) \(v.name): \(value) \(comparison) \(v.limit)"
+  if !v.met { verdictText += " -- \(v.evidence)" }
+}
+let missed = verdicts.filter { !$0.met }.count
+verdictText += "\n  \(verdicts.count - missed) of \(verdicts.count) met\n"
+
 print(table)
 print(notes)
+print(verdictText)
 
 let json: [String: Any] = [
   "cores": cores, "renderRuns": renderRuns, "renderFrames": clipFrames, "encodeRuns": encodeRuns, "encodeFrames": encodeFrames,
@@ -280,6 +367,7 @@ let json: [String: Any] = [
       "name": r.name, "size": r.size, "fps": r.fps,
       "renderOnly1Thread": r.render1, "renderOnlyAllCores": r.renderAll, "threadScaling": r.scaling,
       "renderOnly1ThreadCPUms": r.render1CPU, "renderOnlyAllCoresCPUms": r.renderAllCPU,
+      "renderOnlyAllCoresScale1": r.renderScale1, "drawMS1Thread": r.drawMS, "convertMS1Thread": r.convertMS,
       "mp4RenderEncode": r.mp4, "mp4EncodeOnly": r.mp4Encode, "mp4Ratio": r.mp4Ratio, "mp4CPURatio": r.mp4CPURatio,
       "webmRenderEncode": r.webm, "webmEncodeOnly": r.webmEncode, "webmRatio": r.webmRatio, "webmCPURatio": r.webmCPURatio,
       "peakMB10sNull": r.null10 ?? NSNull(), "peakMB60sNull": r.null60 ?? NSNull(),
@@ -287,6 +375,9 @@ let json: [String: Any] = [
     ]
   },
   "memory": memory,
+  "targets": verdicts.map { v -> [String: Any] in
+    ["target": v.target, "name": v.name, "value": v.value, "limit": v.limit, "atMost": v.atMost, "met": v.met, "evidence": v.evidence]
+  },
 ]
 try FileManager.default.createDirectory(atPath: "bench", withIntermediateDirectories: true)
 let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
