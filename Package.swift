@@ -17,10 +17,11 @@ let package = Package(
     .systemLibrary(
       name: "CLibAV", pkgConfig: "libavformat",
       providers: [.apt(["libavcodec-dev", "libavformat-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev"])]),
-    .target(name: "Raster", swiftSettings: fast),
+    .target(name: "CHints"),  // CPU hints Swift cannot spell (prefetch)
+    .target(name: "Raster", dependencies: ["CHints"], swiftSettings: fast),
     .target(name: "Timing"),  // curves, clocks, loop plans; no pixels
     .target(name: "Effects", dependencies: ["Raster", "Timing"], swiftSettings: fast),
-    .target(name: "Video", dependencies: ["CLibAV", "Raster"], swiftSettings: fast),
+    .target(name: "Video", dependencies: ["CLibAV", "CHints", "Raster"], swiftSettings: fast),
     .target(name: "Loopsmith", dependencies: ["Raster", "Effects", "Timing", "Video"]),
     .executableTarget(name: "loopsmith", dependencies: ["Loopsmith"]),
     // `make bench`: frames a second and peak memory per effect; a benchmark, not a test.

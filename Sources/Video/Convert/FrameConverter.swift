@@ -1,3 +1,4 @@
+import CHints
 import Raster
 
 /// Turns premultiplied float images into the encoder's samples: BT.709 limited-range YUV or
@@ -216,9 +217,15 @@ public final class FrameConverter: Sendable {
     let hi8 = Lanes(repeating: 255), hi4 = SIMD4<Float>(repeating: 255)
     let quarter = SIMD4<Float>(repeating: 0.25)
 
+    // Two rows ahead: the frame was just drawn and is mostly out of cache.
+    let rowPixels = width
     var cx = 0
     while cx < blocks {
       let x0 = cx * 2
+      chints_prefetch(row0 + x0 + 2 * rowPixels)
+      chints_prefetch(row0 + x0 + 2 * rowPixels + 4)
+      chints_prefetch(row1 + x0 + 2 * rowPixels)
+      chints_prefetch(row1 + x0 + 2 * rowPixels + 4)
       let (r0, g0, b0) = straight8(row0 + x0, background: (bgR, bgG, bgB))
       let (r1, g1, b1) = straight8(row1 + x0, background: (bgR, bgG, bgB))
       let n0 = UnsafeRawPointer(dither.0 + (x0 & 63)).loadUnaligned(as: Lanes.self)

@@ -1,0 +1,12 @@
+#ifndef LOOPSMITH_CHINTS_H
+#define LOOPSMITH_CHINTS_H
+
+// Hints to the CPU that Swift has no spelling for.
+
+// Starts loading the cache line at `address` for a read soon, without keeping it in cache after
+// (locality 0): the passes that stream a 33 MB float frame (FrameConverter) ask two rows ahead,
+// which the hardware prefetcher alone does not (in `make bench`, converting a freshly drawn
+// 1080x1920 frame took 8.1 ms without it, 4.5 ms with it).
+static inline void chints_prefetch(const void *address) { __builtin_prefetch(address, 0, 0); }
+
+#endif
