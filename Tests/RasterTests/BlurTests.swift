@@ -70,3 +70,85 @@ import Testing
     #expect(abs(image[20, 20].w - 0.818) < 0.01)
   }
 }
+
+/// A fill under a large blur is drawn straight at the blur's shrunk scale; the same fill through
+/// the full-size path (an identity color matrix first keeps it there) must look the same.
+@Suite struct ShrunkDrawingTests {
+  func render(_ sigma: Float, fullSize: Bool, _ draw: (GraphicsContext) -> Void) -> Image {
+    let surface = Surface(image: Image(width: 240, height: 180), scale: 1)
+    var context = surface.context()
+    context.fill(Path(rect: Rect(x: 0, y: 0, width: 240, height: 180)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.4)))
+    if fullSize { context.addFilter(.colorMatrix(.identity)) }
+    context.addFilter(.blur(radius: sigma))
+    draw(context)
+    return surface.image
+  }
+
+  /// The largest difference of any channel, in 8-bit codes.
+  func worst(_ a: Image, _ b: Image) -> Float {
+    var worst: Float = 0
+    for i in 0..<a.count {
+      let d = a.pixels[i] - b.pixels[i]
+      worst = max(worst, abs(d.x), abs(d.y), abs(d.z), abs(d.w))
+    }
+    return worst * 255
+  }
+
+  @Test(arguments: [6.0, 12.0, 28.0, 84.0])
+  func oneEllipse(sigma: Float) {
+    let draw: (GraphicsContext) -> Void = {
+      $0.fill(Path(ellipseIn: Rect(x: 37.3, y: 41.6, width: 121.5, height: 57.2)), with: .color(Color(red: 1, green: 0.9, blue: 0.8).opacity(0.7)))
+    }
+    let error = worst(render(sigma, fullSize: false, draw), render(sigma, fullSize: true, draw))
+    #expect(error < 0.5, "\(error) codes")
+  }
+
+  @Test(arguments: [6.0, 28.0, 84.0])
+  func overlappingEllipsesInOnePath(sigma: Float) {
+    let draw: (GraphicsContext) -> Void = {
+      var path = Path()
+      for i in 0..<4 { path.addEllipse(in: Rect(x: 30 + Double(i) * 25, y: 50 + Double(i % 2) * 9, width: 80, height: 40)) }
+      $0.fill(path, with: .color(.white))
+    }
+    let error = worst(render(sigma, fullSize: false, draw), render(sigma, fullSize: true, draw))
+    #expect(error < 0.5, "\(error) codes")
+  }
+
+  @Test func atDisplayScaleThreeInALayer() {
+    func make(_ fullSize: Bool) -> Image {
+      let surface = Surface(image: Image(width: 240, height: 180), scale: 3)
+      var context = surface.context()
+      context.fill(Path(rect: Rect(x: 0, y: 0, width: 80, height: 60)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.4)))
+      context.opacity = 0.8
+      context.drawLayer { layer in
+        if fullSize { layer.addFilter(.colorMatrix(.identity)) }
+        layer.addFilter(.blur(radius: 9))
+        layer.fill(Path(ellipseIn: Rect(x: 10, y: 14, width: 50, height: 20)), with: .color(.white.opacity(0.6)))
+      }
+      return surface.image
+    }
+    let error = worst(make(false), make(true))
+    #expect(error < 0.5, "\(error) codes")
+  }
+
+  @Test(arguments: [6.0, 28.0, 84.0])
+  func severalFillsPartlyOffTheCanvas(sigma: Float) {
+    let draw: (GraphicsContext) -> Void = {
+      $0.fill(Path(ellipseIn: Rect(x: -60, y: 20, width: 150, height: 50)), with: .color(.white.opacity(0.5)))
+      $0.fill(Path(ellipseIn: Rect(x: 150, y: 120, width: 150, height: 90)), with: .color(.white.opacity(0.5)))
+      $0.fill(Path(ellipseIn: Rect(x: 60, y: 60, width: 60, height: 30)), with: .color(.white.opacity(0.5)))
+    }
+    let error = worst(render(sigma, fullSize: false, draw), render(sigma, fullSize: true, draw))
+    #expect(error < 0.5, "\(error) codes")
+  }
+
+  @Test func aRadialGradient() {
+    let draw: (GraphicsContext) -> Void = {
+      let g = Gradient(colors: [.white, Color(red: 1, green: 0, blue: 0).opacity(0)])
+      $0.fill(Path(ellipseIn: Rect(x: 40, y: 30, width: 140, height: 120)),
+              with: .radialGradient(g, center: Point(110, 90), startRadius: 0, endRadius: 70))
+    }
+    let error = worst(render(12, fullSize: false, draw), render(12, fullSize: true, draw))
+    #expect(error < 0.5, "\(error) codes")
+  }
+}

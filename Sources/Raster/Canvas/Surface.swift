@@ -12,6 +12,8 @@ public final class Surface: @unchecked Sendable {
   let blur = GaussianBlur()
   var lines = Polylines()
   var outline = Polylines()
+  /// Lines mapped to a blur's shrunk pixels (`GraphicsContext.drawShrunk`).
+  var shrunkLines = Polylines()
   private let coverageRows = Scratch<Float>()
   private let sourceRows = Scratch<Pixel>()
   private var freeLayers: [Layer] = []

@@ -54,22 +54,63 @@ public final class GaussianBlur: @unchecked Sendable {
     }
   }
 
+  /// The factor a blur of `sigma` (one that `streams`) shrinks its pixels by: a power of two
+  /// that leaves between 4 and 8 shrunk pixels of sigma.
+  static func shrinkFactor(sigma: Float) -> Int { 1 << max(1, Int(log2(sigma / 4))) }
+
+  /// `stream` for pixels drawn already shrunk by `drawnFactor`, a power of two that divides
+  /// `shrinkFactor(sigma:)`: `pixels` holds `dw x dh` of them, each the mean of a square block of
+  /// the `width`-wide full-size pixels, as `shrink` would make them (exact-area coverage at
+  /// 1/drawnFactor the scale is that mean), and only `content` of them may be other than clear.
+  /// A caller that draws at the smaller scale never draws the full-size pixels. `pixels` may be
+  /// changed (blurred in place when `drawnFactor` is the whole shrink).
+  func streamShrunk(
+    sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, _ dw: Int, _ dh: Int, drawnFactor: Int, content: IntRect,
+    width: Int, rows: Range<Int>, columns: Range<Int>, sink: (Int, UnsafeMutablePointer<Pixel>) -> Void
+  ) {
+    precondition(GaussianBlur.streams(sigma: sigma), "a blur of sigma \(sigma) is not streamed")
+    let factor = GaussianBlur.shrinkFactor(sigma: sigma)
+    precondition(drawnFactor >= 1 && factor % drawnFactor == 0, "drawn at 1/\(drawnFactor), not a divisor of \(factor)")
+    guard dw > 0, dh > 0, width > 0, !rows.isEmpty, !columns.isEmpty else { return }
+    let rest = factor / drawnFactor
+    // Nested ceilings of powers of two: the same small size as shrinking the full-size pixels.
+    let sw = (dw + rest - 1) / rest, sh = (dh + rest - 1) / rest
+    var shrunk = pixels
+    if rest > 1 {
+      shrunk = small.reserve(sw * sh)
+      let area = content.intersection(IntRect(x: 0, y: 0, width: dw, height: dh))
+      shrink(pixels, width: dw, area: area, factor: rest, into: shrunk, sw, sh)
+    }
+    withoutActuallyEscaping(sink) { sink in
+      blurShrunk(sigma: sigma, shrunk, sw, sh, into: shrunk, width: width, rows: rows, columns: columns, sink: sink)
+    }
+  }
+
   private func shrunkBlur(
     sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, content: IntRect?,
     rows: Range<Int>, columns: Range<Int>, sink: ((Int, UnsafeMutablePointer<Pixel>) -> Void)?
   ) {
-    let k = max(1, Int(log2(sigma / 4)))
-    let factor = 1 << k
-    let f = Float(factor)
-    // Variance of a box of `factor` pixels, and of the bilinear tent that re-enlarges.
-    let boxVariance = (f * f - 1) / 12
-    let tentVariance = f * f / 6
-    let smallSigma = max(sigma * sigma - boxVariance - tentVariance, 0.25).squareRoot() / f
+    let factor = GaussianBlur.shrinkFactor(sigma: sigma)
     let sw = (width + factor - 1) / factor, sh = (height + factor - 1) / factor
     let shrunk = small.reserve(sw * sh)
     let area = content?.intersection(IntRect(x: 0, y: 0, width: width, height: height))
       ?? IntRect(x: 0, y: 0, width: width, height: height)
     shrink(pixels, width: width, area: area, factor: factor, into: shrunk, sw, sh)
+    blurShrunk(sigma: sigma, shrunk, sw, sh, into: pixels, width: width, rows: rows, columns: columns, sink: sink)
+  }
+
+  /// The small blur and the re-enlarging, written to `pixels` or handed to `sink` a row at a time.
+  private func blurShrunk(
+    sigma: Float, _ shrunk: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int,
+    into pixels: UnsafeMutablePointer<Pixel>, width: Int, rows: Range<Int>, columns: Range<Int>,
+    sink: ((Int, UnsafeMutablePointer<Pixel>) -> Void)?
+  ) {
+    let factor = GaussianBlur.shrinkFactor(sigma: sigma)
+    let f = Float(factor)
+    // Variance of a box of `factor` pixels, and of the bilinear tent that re-enlarges.
+    let boxVariance = (f * f - 1) / 12
+    let tentVariance = f * f / 6
+    let smallSigma = max(sigma * sigma - boxVariance - tentVariance, 0.25).squareRoot() / f
     blurDirect(shrunk, width: sw, height: sh, sigma: smallSigma)
     enlarge(shrunk, sw, sh, factor: factor, into: pixels, width: width, rows: rows, columns: columns, sink: sink)
   }
