@@ -98,7 +98,7 @@ public enum RenderPipeline {
 
   /// Draws one frame into a surface's image: cleared, then the effect at the frame's clock.
   public static func draw(_ effect: any Effect, job: RenderJob, frame: Int, on surface: Surface) {
-    surface.image.fill(.zero)
+    surface.clear()
     var context = surface.context()
     effect.draw(in: &context, clock: job.clock(ofFrame: frame))
   }

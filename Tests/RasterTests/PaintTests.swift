@@ -98,3 +98,56 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
   for i in a.indices { worst = max(worst, Swift.abs(a[i] - b[i])) }
   return worst
 }
+
+/// Layers over a canvas with nothing on it are drawn straight into it; the result must be the
+/// same bits as through a layer (a clip of the whole canvas keeps the layer path).
+@Suite struct DirectLayerTests {
+  func render(throughLayer: Bool, _ draw: (inout GraphicsContext) -> Void) -> Image {
+    let surface = Surface(image: Image(width: 64, height: 48), scale: 2)
+    surface.clear()
+    var context = surface.context()
+    if throughLayer { context.clip(to: Path(rect: Rect(x: 0, y: 0, width: 32, height: 24))) }
+    draw(&context)
+    return surface.image
+  }
+
+  func moment(_ i: Int, _ context: inout GraphicsContext) {
+    context.fill(Path(rect: Rect(x: 0, y: 0, width: 32, height: 24)), with: .color(Color(red: 0.1, green: 0.1, blue: 0.3)))
+    context.blendMode = .screen
+    let center = Point(8 + Float(i) * 11.3, 12)
+    context.fill(
+      Path(ellipseIn: Rect(center: center, radius: 9)),
+      with: .radialGradient(Gradient(colors: [.white, .clear]), center: center, startRadius: 0, endRadius: 9))
+    context.blendMode = .sourceOver
+    context.addFilter(.blur(radius: 3))
+    context.fill(Path(ellipseIn: Rect(x: 3, y: 14 - Double(i), width: 9, height: 5)), with: .color(.white.opacity(0.5)))
+  }
+
+  func same(_ a: Image, _ b: Image) -> Bool {
+    (0..<a.count).allSatisfy { a.pixels[$0] == b.pixels[$0] }
+  }
+
+  @Test(arguments: [[1.0], [0.7, 0.3], [0.2, 0.5, 0.3]])
+  func aBlendOfMomentsIsTheSameBitsDrawnDirectly(weights: [Double]) {
+    let draw: (inout GraphicsContext) -> Void = { $0.drawBlended(weights: weights) { i, c in self.moment(i, &c) } }
+    let direct = render(throughLayer: false, draw)
+    #expect(same(direct, render(throughLayer: true, draw)))
+    #expect(direct[20, 20].w == 1)  // something was drawn
+  }
+
+  @Test func aLayerOverNothingIsTheSameBitsDrawnDirectly() {
+    let draw: (inout GraphicsContext) -> Void = { $0.drawLayer { c in self.moment(1, &c) } }
+    #expect(same(render(throughLayer: false, draw), render(throughLayer: true, draw)))
+  }
+
+  @Test func aSecondLayerStillGoesThroughALayer() {
+    // Once something is drawn the target is not empty: a screen layer must blend with it.
+    let surface = Surface(image: Image(width: 8, height: 8), scale: 1)
+    surface.clear()
+    var context = surface.context()
+    context.fill(Path(rect: Rect(x: 0, y: 0, width: 8, height: 8)), with: .color(Color(red: 0.5, green: 0, blue: 0)))
+    context.blendMode = .screen
+    context.drawLayer { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 8, height: 8)), with: .color(Color(red: 0, green: 0.5, blue: 0))) }
+    #expect(surface.image[4, 4] == Pixel(0.5, 0.5, 0, 1))
+  }
+}

@@ -99,6 +99,11 @@ public struct GraphicsContext {
   /// Draws what `content` draws into a fresh transparent layer, then composites that layer as one
   /// operation with this context's filters, opacity, blend mode and clip (SEMANTICS.md 4.3).
   public func drawLayer(_ content: (inout GraphicsContext) -> Void) {
+    if composesAsDrawn {
+      var inner = GraphicsContext(surface: surface, target: target, transform: transform)
+      content(&inner)
+      return
+    }
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
     layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
@@ -113,6 +118,10 @@ public struct GraphicsContext {
     guard !weights.isEmpty else { return }
     if weights.count == 1 {
       drawLayer { content(0, &$0) }
+      return
+    }
+    if composesAsDrawn {
+      mixInPlace(weights: weights, content)
       return
     }
     let layers = weights.map { _ in surface.checkout() }
@@ -139,6 +148,43 @@ public struct GraphicsContext {
     }
     mix.dirty = dirty
     composite(mix, applyingFilters: true)
+  }
+
+  /// Whether a layer composited here would land exactly as it was drawn: nothing is drawn on the
+  /// target yet (clear outside its dirty part, which is empty) and this context changes nothing
+  /// when compositing (no filter, clip or opacity, source-over). A layer over nothing is the
+  /// layer, to the bit, so content may then be drawn straight into the target: no 33 MB layer to
+  /// clear, fill and copy (a crossfade frame of the aurora or the orbs at 1080x1920).
+  private var composesAsDrawn: Bool {
+    target.dirty.isEmpty && filters.isEmpty && clipMask == nil && opacity == 1 && blendMode == .sourceOver
+  }
+
+  /// `drawBlended` onto an empty target with nothing to apply: the first moment is drawn straight
+  /// into the target and weighted there, the others through one layer each in turn, added in.
+  /// The same sums, in the same order, as mixing in a layer and compositing it over nothing.
+  private func mixInPlace(weights: [Double], _ content: (Int, inout GraphicsContext) -> Void) {
+    var first = GraphicsContext(surface: surface, target: target, transform: transform)
+    content(0, &first)
+    let w0 = Pixel(repeating: Float(weights[0]))
+    let drawn = target.dirty
+    for y in drawn.y..<drawn.maxY {
+      let out = target.row(y)
+      for x in drawn.x..<drawn.maxX { out[x] *= w0 }
+    }
+    guard weights.count > 1 else { return }
+    let layer = surface.checkout()
+    defer { surface.checkin(layer) }
+    for (i, w) in weights.enumerated().dropFirst() {
+      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+      var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
+      content(i, &inner)
+      let wv = Pixel(repeating: Float(w))
+      for y in layer.dirty.y..<layer.dirty.maxY {
+        let out = target.row(y), src = layer.row(y)
+        for x in layer.dirty.x..<layer.dirty.maxX { out[x] += src[x] * wv }
+      }
+      target.dirty = target.dirty.union(layer.dirty)
+    }
   }
 
   /// Draws `content` into a layer and a shadow of it behind: the layer's alpha blurred by

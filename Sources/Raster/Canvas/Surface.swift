@@ -26,6 +26,13 @@ public final class Surface: @unchecked Sendable {
     canvasLayer = Layer(wrapping: image)
   }
 
+  /// Makes the image transparent for a new frame, with nothing drawn on it yet: drawing a layer
+  /// onto it can then draw straight into it (`GraphicsContext.drawBlended`).
+  public func clear() {
+    image.fill(.zero)
+    canvasLayer.dirty = .empty
+  }
+
   /// The size of the image in points.
   public var size: (width: Double, height: Double) {
     (Double(image.width) / Double(scale), Double(image.height) / Double(scale))
