@@ -152,3 +152,38 @@ import Testing
     #expect(error < 0.5, "\(error) codes")
   }
 }
+
+/// A layer's shadow: its alpha, tinted and blurred, under it. Large ones are made from the
+/// alpha shrunk, without a full-size tinted copy; both sizes must match an exact Gaussian.
+@Suite struct ShadowTests {
+  /// The exact shadow alpha at `x` of a bar covering columns `lo..<hi` (every row), blurred by sigma.
+  func exact(_ x: Float, _ lo: Float, _ hi: Float, sigma: Float) -> Float {
+    func phi(_ t: Float) -> Float { 0.5 * (1 + Float(erf(Double(t / (sigma * 2.0.squareRoot().asFloat))))) }
+    return phi(hi - x) - phi(lo - x)
+  }
+
+  @Test(arguments: [3.0, 8.0, 30.0])
+  func aShadowBesideATallBarIsAnErfProfile(sigma: Float) {
+    let (w, h) = (400, 200)
+    let surface = Surface(image: Image(width: w, height: h), scale: 1)
+    surface.clear()
+    let context = surface.context()
+    // A bar taller than the image, so each row is the same 1-D problem, near the left edge, so
+    // the shadow's spread past the image is part of it.
+    context.drawLayer(shadow: .black, radius: Double(sigma)) {
+      $0.fill(Path(rect: Rect(x: 40, y: -200, width: 100, height: 600)), with: .color(.white))
+    }
+    // Left of the bar the image is the shadow alone: black at the shadow's alpha.
+    var worst: Float = 0
+    for x in 0..<40 {
+      let got = surface.image[x, h / 2].w
+      worst = max(worst, abs(got - exact(Float(x) + 0.5, 40, 140, sigma: sigma)))
+    }
+    #expect(worst < 0.02, "\(worst)")
+    #expect(surface.image[90, h / 2] == Pixel(1, 1, 1, 1))  // the layer over its shadow
+  }
+}
+
+private extension Double {
+  var asFloat: Float { Float(self) }
+}

@@ -198,7 +198,25 @@ public struct GraphicsContext {
     let sigma = Float(radius) * transform.lengthScale
     let margin = Int((3 * max(sigma, 0)).rounded(.up))
     let region = layer.dirty.insetBy(-margin)
-    if !region.isEmpty && color.alpha > 0 {
+    if !region.isEmpty && color.alpha > 0 && GaussianBlur.streams(sigma: sigma) {
+      // A large shadow is blurred from the layer's alpha shrunk, straight onto the view.
+      let both = surface.checkout()
+      defer { surface.checkin(both) }
+      both.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+      let reach = region.intersection(both.bounds)
+      let rows = (reach.y - region.y)..<(reach.maxY - region.y)
+      let columns = (reach.x - region.x)..<(reach.maxX - region.x)
+      let scaled = surface.rows(reach.width).source
+      surface.blur.streamShadow(
+        sigma: sigma, layer.pixels, stride: layer.width, content: layer.dirty, region: region,
+        tint: color.premultiplied, rows: rows, columns: columns
+      ) { y, row in
+        blendRow(row + columns.lowerBound, y: y + region.y, region: reach, onto: both, mode: .sourceOver, opacity: 1, clip: nil, scratch: scaled)
+      }
+      both.dirty = reach
+      blendLayer(layer, onto: both, mode: .sourceOver, opacity: 1, clip: nil)
+      composite(both, applyingFilters: true)
+    } else if !region.isEmpty && color.alpha > 0 {
       let shade = surface.checkout()
       defer { surface.checkin(shade) }
       shade.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)

@@ -86,6 +86,46 @@ public final class GaussianBlur: @unchecked Sendable {
     }
   }
 
+  /// The blurred shadow of `pixels`: `tint` times their alpha, blurred by `sigma` (one that
+  /// streams), as `stream` would make it of a `region`-sized image holding that tinted alpha,
+  /// without the tinted pixels ever being made at full size: the alpha is summed over the
+  /// shrink's blocks straight from `pixels` (tinting is linear in alpha).
+  ///
+  /// `pixels` are `stride` wide and only `content` of them (inside `region`) may be other than
+  /// clear. `region`, in the same coordinates, is the image blurred, with room around the content
+  /// for the blur to spread (it may reach past `pixels`); `sink(y, row)` gets its rows `rows` and
+  /// columns `columns`, counted from the region's corner.
+  func streamShadow(
+    sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, stride: Int, content: IntRect, region: IntRect, tint: Pixel,
+    rows: Range<Int>, columns: Range<Int>, sink: (Int, UnsafeMutablePointer<Pixel>) -> Void
+  ) {
+    precondition(GaussianBlur.streams(sigma: sigma), "a blur of sigma \(sigma) is not streamed")
+    precondition(content.isEmpty || content.intersection(region) == content, "content outside the region")
+    guard !region.isEmpty, !rows.isEmpty, !columns.isEmpty else { return }
+    let factor = GaussianBlur.shrinkFactor(sigma: sigma)
+    let sw = (region.width + factor - 1) / factor, sh = (region.height + factor - 1) / factor
+    let shrunk = small.reserve(sw * sh)
+    shrunk.update(repeating: .zero, count: sw * sh)
+    for y in content.y..<content.maxY {
+      let row = pixels + y * stride
+      let out = shrunk + ((y - region.y) / factor) * sw
+      var x = content.x
+      while x < content.maxX {
+        // The block's end, in the region's blocks.
+        let end = min(region.x + ((x - region.x) / factor + 1) * factor, content.maxX)
+        var sum: Float = 0
+        for i in x..<end { sum += row[i].w }
+        out[(x - region.x) / factor].w += sum
+        x = end
+      }
+    }
+    let scale = 1 / Float(factor * factor)
+    for i in 0..<(sw * sh) { shrunk[i] = tint * (shrunk[i].w * scale) }
+    withoutActuallyEscaping(sink) { sink in
+      blurShrunk(sigma: sigma, shrunk, sw, sh, into: shrunk, width: region.width, rows: rows, columns: columns, sink: sink)
+    }
+  }
+
   private func shrunkBlur(
     sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, content: IntRect?,
     rows: Range<Int>, columns: Range<Int>, sink: ((Int, UnsafeMutablePointer<Pixel>) -> Void)?
