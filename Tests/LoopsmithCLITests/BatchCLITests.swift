@@ -213,11 +213,17 @@ import _TestSupport
       frame.onload = () => {
         const videos = [...frame.contentDocument.querySelectorAll('video')];
         videos.forEach(v => v.play().catch(() => {}));
-        setTimeout(() => {
+        // Report once every video plays (or fails), or after 20 s: on a loaded machine decoding
+        // starts late, and a fixed wait reported videos that had not loaded yet.
+        const started = Date.now();
+        const report = () => {
+          const settled = videos.every(v => v.error || (v.readyState >= 2 && v.currentTime > 0.3));
+          if (!settled && Date.now() - started < 20000) { setTimeout(report, 100); return; }
           document.getElementById('report').textContent = JSON.stringify(videos.map(v => ({
             src: v.currentSrc, ready: v.readyState, duration: v.duration, time: v.currentTime,
             paused: v.paused, error: v.error ? v.error.code : 0, expected: parseFloat(v.dataset.duration)})));
-        }, 3000);
+        };
+        report();
       };
       </script></body></html>
       """
@@ -225,7 +231,7 @@ import _TestSupport
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Self.chromium!)
     process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required",
-                         "--allow-file-access-from-files", "--virtual-time-budget=10000", "--dump-dom", "file://\(out)/probe.html"]
+                         "--allow-file-access-from-files", "--virtual-time-budget=30000", "--dump-dom", "file://\(out)/probe.html"]
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = FileHandle.nullDevice
