@@ -363,6 +363,7 @@ public struct GraphicsContext {
         for i in 0..<n { covRow[i] *= m[i] }
       }
       let dest = layer.row(ty - origin.1) + (x - origin.0)
+      if y + 2 < region.height { prefetchForBlend(dest + 2 * layer.width, count: n) }
       if program.isSolid {
         blendSpan(mode, count: n, dest: dest, coverage: covRow, solid: solid, source: nil, opacity: opacity)
       } else {
@@ -449,6 +450,7 @@ private func blendRow(
   clip: ClipMask?, scratch scaled: UnsafeMutablePointer<Pixel>
 ) {
   let out = dest.row(y - dest.y0) + (region.x - dest.x0)
+  if y + 2 < region.maxY { prefetchForBlend(out + 2 * dest.width, count: region.width) }
   if let clip {
     let mask = clip.row(y) + (region.x - clip.rect.x)
     for i in 0..<region.width { scaled[i] = src[i] * mask[i] }
