@@ -125,3 +125,53 @@ func alphas(_ path: Path, width: Int, height: Int, rule: FillRule = .nonZero) ->
     #expect((0..<4).map { image[$0, 0].w } == [0, 1, 0.5, 0])
   }
 }
+
+/// Axis-aligned rectangles skip edge accumulation; they must cover exactly what the general
+/// rasterizer covers (a clip of the whole canvas keeps the general path).
+@Suite struct RectangleFillTests {
+  func render(_ rect: Rect, shading: Shading, mode: BlendMode, general: Bool) -> Image {
+    let surface = Surface(image: Image(width: 40, height: 30), scale: 1)
+    var context = surface.context()
+    context.fill(Path(rect: Rect(x: 0, y: 0, width: 40, height: 30)), with: .color(Color(red: 0.2, green: 0.3, blue: 0.4).opacity(0.5)))
+    if general { context.clip(to: Path(rect: Rect(x: -5, y: -5, width: 50, height: 40))) }
+    context.blendMode = mode
+    context.opacity = 0.8
+    context.fill(Path(rect: rect), with: shading)
+    return surface.image
+  }
+
+  @Test(arguments: [
+    Rect(x: 3, y: 4, width: 20, height: 10), Rect(x: 3.25, y: 4.6, width: 20.3, height: 10.1),
+    Rect(x: -7.5, y: 2.2, width: 60, height: 0.4), Rect(x: 10.3, y: -3, width: 0.6, height: 50),
+  ])
+  func aRectangleCoversWhatTheGeneralPathCovers(rect: Rect) {
+    let ramp = Shading.linearGradient(Gradient(colors: [.white, Color(red: 1, green: 0, blue: 0).opacity(0.3)]), start: Point(0, 0), end: Point(40, 0))
+    for (shading, mode) in [(Shading.color(.white.opacity(0.7)), BlendMode.sourceOver), (ramp, .screen)] {
+      let fast = render(rect, shading: shading, mode: mode, general: false)
+      let general = render(rect, shading: shading, mode: mode, general: true)
+      var worst: Float = 0
+      for i in 0..<fast.count {
+        let d = fast.pixels[i] - general.pixels[i]
+        worst = max(worst, abs(d.x), abs(d.y), abs(d.z), abs(d.w))
+      }
+      #expect(worst < 1e-5, "\(rect) \(mode): \(worst)")
+    }
+  }
+
+  @Test func onlyUprightClosedRectanglesAreRectangles() {
+    func lines(_ path: Path, _ t: Transform = .identity) -> Polylines {
+      var l = Polylines()
+      path.flatten(transform: t, into: &l)
+      return l
+    }
+    let rect = Path(rect: Rect(x: 1, y: 2, width: 3, height: 4))
+    #expect(lines(rect).rectangle?.min == Point(1, 2))
+    #expect(lines(rect).rectangle?.max == Point(4, 6))
+    #expect(lines(rect, .scale(2, 3)).rectangle?.max == Point(8, 18))
+    #expect(lines(rect, .rotation(0.3)).rectangle == nil)
+    #expect(lines(Path(ellipseIn: Rect(x: 0, y: 0, width: 4, height: 4))).rectangle == nil)
+    var two = rect
+    two.addRect(Rect(x: 10, y: 10, width: 1, height: 1))
+    #expect(lines(two).rectangle == nil)
+  }
+}

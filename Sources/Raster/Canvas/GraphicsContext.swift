@@ -341,6 +341,10 @@ public struct GraphicsContext {
     _ lines: Polylines, _ program: ShadingProgram, _ rule: FillRule, into layer: Layer,
     origin: (Int, Int), opacity: Float, mode: BlendMode, clip: ClipMask?
   ) {
+    if clip == nil, let box = lines.rectangle {
+      rasterize(rectangle: box, program, into: layer, origin: origin, opacity: opacity, mode: mode)
+      return
+    }
     guard let b = lines.bounds else { return }
     var region = IntRect(covering: b.min, b.max).intersection(layer.bounds.offsetBy(origin.0, origin.1))
     if let clip { region = region.intersection(clip.rect) }
@@ -371,6 +375,55 @@ public struct GraphicsContext {
         blendSpan(mode, count: n, dest: dest, coverage: covRow, solid: .zero, source: src, opacity: opacity)
       }
       touched = touched.union(IntRect(x: x - origin.0, y: ty - origin.1, width: n, height: 1))
+    }
+    layer.dirty = layer.dirty.union(touched)
+  }
+
+  /// `rasterize` for an axis-aligned rectangle (the sky, a base color): its coverage is known
+  /// without accumulating edges, 1 inside and the overlap on its border pixels, so whole rows
+  /// inside blend their source as it is. The same coverage as the general path; a rectangle on
+  /// whole pixels gives the same bits.
+  private func rasterize(
+    rectangle box: (min: Point, max: Point), _ program: ShadingProgram, into layer: Layer, origin: (Int, Int),
+    opacity: Float, mode: BlendMode
+  ) {
+    let region = IntRect(covering: box.min, box.max).intersection(layer.bounds.offsetBy(origin.0, origin.1))
+    guard !region.isEmpty, opacity > 0, box.max.x > box.min.x, box.max.y > box.min.y else { return }
+    // Columns wholly inside, and the overlap of a pixel [v, v + 1) with [lo, hi].
+    @inline(__always) func overlap(_ v: Int, _ lo: Float, _ hi: Float) -> Float {
+      max(min(Float(v + 1), hi) - max(Float(v), lo), 0)
+    }
+    let innerX0 = max(Int(box.min.x.rounded(.up)), region.x)
+    let innerX1 = max(min(Int(box.max.x.rounded(.down)), region.maxX), innerX0)
+    let (covRow, src) = surface.rows(region.width)
+    let solid: Pixel
+    if case .solid(let p) = program.kind { solid = p } else { solid = .zero }
+    var touched = IntRect.empty
+    for ty in region.y..<region.maxY {
+      let cy = overlap(ty, box.min.y, box.max.y)
+      guard cy > 0 else { continue }
+      if ty + 2 < region.maxY { prefetchForBlend(layer.row(ty + 2 - origin.1) + (region.x - origin.0), count: region.width) }
+      let dest = layer.row(ty - origin.1) + (region.x - origin.0)
+      let source: UnsafeMutablePointer<Pixel>? = program.isSolid ? nil : src
+      if let source { program.shade(row: ty, x: region.x, count: region.width, into: source) }
+      // Columns [a, b) of the region: on the border with their coverage, inside as they are.
+      func blend(_ a: Int, _ b: Int, border: Bool) {
+        guard a < b else { return }
+        if border {
+          for i in a..<b { covRow[i] = cy * overlap(region.x + i, box.min.x, box.max.x) }
+        }
+        blendSpan(
+          mode, count: b - a, dest: dest + a, coverage: border ? UnsafePointer(covRow + a) : nil, solid: solid,
+          source: source.map { UnsafePointer($0 + a) }, opacity: opacity)
+      }
+      if cy < 1 {
+        blend(0, region.width, border: true)
+      } else {
+        blend(0, innerX0 - region.x, border: true)
+        blend(innerX0 - region.x, innerX1 - region.x, border: false)
+        blend(innerX1 - region.x, region.width, border: true)
+      }
+      touched = touched.union(IntRect(x: region.x - origin.0, y: ty - origin.1, width: region.width, height: 1))
     }
     layer.dirty = layer.dirty.union(touched)
   }

@@ -45,6 +45,24 @@ public struct Polylines: Sendable {
     close()
   }
 
+  /// The rectangle, when these lines are one closed run around an axis-aligned rectangle (a
+  /// `Path(rect:)` under a transform without rotation): `(min, max)` corners; nil otherwise.
+  public var rectangle: (min: Point, max: Point)? {
+    guard runs.count == 1, runs[0].closed, runs[0].start == 0 else { return nil }
+    var count = runs[0].count
+    if count == 5 && points[4] == points[0] { count = 4 }
+    guard count == 4 else { return nil }
+    let (a, b, c, d) = (points[0], points[1], points[2], points[3])
+    // Each side is level or upright, turning at every corner.
+    let alongX = a.y == b.y && b.x == c.x && c.y == d.y && d.x == a.x
+    let alongY = a.x == b.x && b.y == c.y && c.x == d.x && d.y == a.y
+    guard alongX || alongY else { return nil }
+    let lo = pointwiseMin(pointwiseMin(a, b), pointwiseMin(c, d))
+    let hi = pointwiseMax(pointwiseMax(a, b), pointwiseMax(c, d))
+    guard lo.x.isFinite, lo.y.isFinite, hi.x.isFinite, hi.y.isFinite else { return nil }
+    return (lo, hi)
+  }
+
   /// The bounds of every point, or nil when empty.
   public var bounds: (min: Point, max: Point)? {
     guard var lo = points.first else { return nil }
