@@ -101,6 +101,7 @@ public enum RenderPipeline {
     surface.clear()
     var context = surface.context()
     effect.draw(in: &context, clock: job.clock(ofFrame: frame))
+    surface.finish()
   }
 }
 

@@ -173,6 +173,7 @@ import Testing
     context.drawLayer(shadow: .black, radius: Double(sigma)) {
       $0.fill(Path(rect: Rect(x: 40, y: -200, width: 100, height: 600)), with: .color(.white))
     }
+    surface.finish()
     // Left of the bar the image is the shadow alone: black at the shadow's alpha.
     var worst: Float = 0
     for x in 0..<40 {

@@ -108,6 +108,7 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
     var context = surface.context()
     if throughLayer { context.clip(to: Path(rect: Rect(x: 0, y: 0, width: 32, height: 24))) }
     draw(&context)
+    surface.finish()
     return surface.image
   }
 
@@ -140,6 +141,31 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
     #expect(same(render(throughLayer: false, draw), render(throughLayer: true, draw)))
   }
 
+  @Test func aClearedSurfaceShowsNothingOfTheFrameBefore() {
+    let surface = Surface(image: Image(width: 16, height: 8), scale: 1)
+    let stale = Pixel(0.3, 0.2, 0.1, 0.9)
+    func frame(_ draw: (GraphicsContext) -> Void) -> Image {
+      surface.image.fill(stale)  // the frame before, whatever it was
+      surface.clear()
+      draw(surface.context())
+      surface.finish()
+      return surface.image
+    }
+    // Nothing drawn: clear.
+    #expect(frame { _ in }[5, 5] == .zero)
+    // A small shape: clear around it.
+    let small = frame { $0.fill(Path(rect: Rect(x: 2, y: 2, width: 3, height: 3)), with: .color(.white)) }
+    #expect(small[3, 3] == Pixel(1, 1, 1, 1) && small[10, 5] == .zero)
+    // An opaque color over everything is written as it is; a translucent one blends with clear.
+    let base = Color(red: 0.2, green: 0.4, blue: 0.6)
+    #expect(frame { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 16, height: 8)), with: .color(base)) }[9, 7] == base.premultiplied)
+    let faint = frame { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 16, height: 8)), with: .color(base.opacity(0.5))) }
+    #expect(faint[9, 7] == base.opacity(0.5).premultiplied)
+    // An opaque rectangle short of the edge does not stand in for the clear.
+    let short = frame { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 15.5, height: 8)), with: .color(base)) }
+    #expect(short[15, 3].w == 0.5 && short[15, 3].x == base.premultiplied.x * 0.5)
+  }
+
   @Test func aSecondLayerStillGoesThroughALayer() {
     // Once something is drawn the target is not empty: a screen layer must blend with it.
     let surface = Surface(image: Image(width: 8, height: 8), scale: 1)
@@ -148,6 +174,7 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
     context.fill(Path(rect: Rect(x: 0, y: 0, width: 8, height: 8)), with: .color(Color(red: 0.5, green: 0, blue: 0)))
     context.blendMode = .screen
     context.drawLayer { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 8, height: 8)), with: .color(Color(red: 0, green: 0.5, blue: 0))) }
+    surface.finish()
     #expect(surface.image[4, 4] == Pixel(0.5, 0.5, 0, 1))
   }
 }

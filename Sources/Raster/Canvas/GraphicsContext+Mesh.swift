@@ -14,6 +14,7 @@ extension GraphicsContext {
     let direct = filters.isEmpty && clipMask == nil && blendMode == .sourceOver && opacity == 1
     if direct {
       if mesh.background.alpha > 0 { fill(Path(rect: frame), with: .color(mesh.background)) }
+      target.settle()
       let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: target)
       target.dirty = target.dirty.union(painted)
       return

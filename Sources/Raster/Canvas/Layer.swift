@@ -9,6 +9,19 @@ public final class Layer: @unchecked Sendable {
   private var capacity: Int
   /// The part that may hold non-transparent pixels, in layer coordinates (empty when clear).
   var dirty = IntRect.empty
+  /// Whether the pixels still hold an old frame that counts as clear (`Surface.clear`): the first
+  /// write either covers every pixel with opaque color, or clears them first (`settle`).
+  var pendingClear = false
+
+  /// Clears the pixels if a clear is still pending; every write into a layer calls this first.
+  @inline(__always) func settle() {
+    if pendingClear { settleNow() }
+  }
+
+  @inline(never) private func settleNow() {
+    pixels.update(repeating: .zero, count: width * height)
+    pendingClear = false
+  }
 
   init() {
     capacity = 1

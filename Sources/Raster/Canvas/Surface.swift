@@ -28,9 +28,19 @@ public final class Surface: @unchecked Sendable {
 
   /// Makes the image transparent for a new frame, with nothing drawn on it yet: drawing a layer
   /// onto it can then draw straight into it (`GraphicsContext.drawBlended`).
+  ///
+  /// The clear itself waits for the first drawing: a first fill of opaque color over the whole
+  /// image (the sky, a base color) writes its color without clearing or reading the old frame,
+  /// which is 33 MB written and 33 MB read less at 1080x1920. Call `finish()` before reading
+  /// the image.
   public func clear() {
-    image.fill(.zero)
+    canvasLayer.pendingClear = true
     canvasLayer.dirty = .empty
+  }
+
+  /// Makes the image's pixels what was drawn since `clear()` (clears them if nothing was).
+  public func finish() {
+    canvasLayer.settle()
   }
 
   /// The size of the image in points.

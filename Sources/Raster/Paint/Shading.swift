@@ -52,6 +52,14 @@ struct ShadingProgram {
     }
   }
 
+  /// Whether every color it paints is opaque.
+  var isOpaque: Bool {
+    switch kind {
+    case .solid(let p): p.w == 1
+    case .linear, .radial: !table.isEmpty && table.allSatisfy { $0.w == 1 }
+    }
+  }
+
   var isSolid: Bool {
     if case .solid = kind { return true }
     return false
