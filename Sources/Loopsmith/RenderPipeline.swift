@@ -124,7 +124,7 @@ private final class SharedRender: @unchecked Sendable {
     let surface = surfaces[slot]
     RenderPipeline.draw(effect, job: job, frame: frame, on: surface)
     for (o, converter) in converters.enumerated() {
-      converter.convert(surface.image, into: ring[half][slot][o])
+      converter.convert(surface.image, into: ring[half][slot][o], drawn: surface.drawn)
     }
   }
 }

@@ -32,9 +32,10 @@ let allCases: [Case] =
   ]
   + Weather.Kind.allCases.map { Case(name: "weather \($0.rawValue)", effect: "weather", parameters: ["weather": $0.rawValue], size: (1080, 1920)) }
   + [
+    Case(name: "blob-morph-loader", effect: "blob-morph-loader", size: (1080, 1920)),
     Case(name: "blob-morph-loader default", effect: "blob-morph-loader", size: nil),
-    Case(name: "blob-morph-loader", effect: "blob-morph-loader", size: (1080, 1080)),
-    Case(name: "voice-orb", effect: "voice-orb", size: (1080, 1080)),
+    Case(name: "blob-morph-loader 1080x1080", effect: "blob-morph-loader", size: (1080, 1080)),
+    Case(name: "voice-orb", effect: "voice-orb", size: (1080, 1920)),
   ]
 
 let env = ProcessInfo.processInfo.environment
@@ -275,7 +276,7 @@ let header = [
   "case", "size", "fps", "1T f/s", "\(cores)T f/s", "scale", "@1x", "draw", "conv", "1T ms", "\(cores)T ms",
   "mp4 r+e", "mp4 enc", "ratio", "cpu x", "webm r+e", "webm enc", "ratio", "cpu x", "MB null", "MB mp4",
 ]
-let widths = [26, 9, 3, 6, 6, 5, 6, 5, 5, 6, 6, 7, 7, 5, 5, 8, 8, 5, 5, 9, 9]
+let widths = [28, 9, 3, 6, 6, 5, 6, 5, 5, 6, 6, 7, 7, 5, 5, 8, 8, 5, 5, 9, 9]
 func line(_ cells: [String]) -> String {
   zip(cells, widths).enumerated().map { i, p in i == 0 ? p.0.padding(toLength: p.1, withPad: " ", startingAt: 0) : pad(p.0, p.1) }
     .joined(separator: " ")

@@ -112,3 +112,32 @@ func samples(_ frame: ConvertedFrame, plane: Int) -> [Int] {
     #expect(frame.sample(plane: 0, x: 4 * 10 + 3, y: 5) == 0)
   }
 }
+
+/// Rows outside what was drawn are copied from converted clear rows instead of read: the frame
+/// must be the same samples as converting every row, in every 4:2:0 layout.
+@Suite struct ClearRowTests {
+  @Test(arguments: [("a.mp4", 8, false), ("a.webm", 8, true), ("a.mp4", 10, false)])
+  func rowsOutsideTheDrawingAreTheSameSamples(path: String, bits: Int, alpha: Bool) throws {
+    // Taller than the 64-row dither period, an odd height, content from row 70 to 133.
+    let (w, h) = (50, 201)
+    let image = Image(width: w, height: h)
+    let drawn = IntRect(x: 5, y: 70, width: 30, height: 64)
+    for y in drawn.y..<drawn.maxY {
+      for x in drawn.x..<drawn.maxX { image[x, y] = Pixel(0.4, Float(y % 7) / 10, 0.1, 0.8) }
+    }
+    let s = try OutputSettings(
+      path: path, codec: bits == 10 ? .hevc : nil, width: w, height: h, fps: 25, frameCount: 8, bitDepth: bits,
+      keepAlpha: alpha, background: Color(red: 0.1, green: 0.5, blue: 0.9))
+    let converter = FrameConverter(s)
+    #expect(converter.clearRows != nil)
+    let whole = converter.makeFrame(), copied = converter.makeFrame()
+    converter.convert(image, into: whole)
+    converter.convert(image, into: copied, drawn: drawn)
+    for plane in 0..<whole.planeCount { #expect(samples(whole, plane: plane) == samples(copied, plane: plane), "plane \(plane)") }
+    // Nothing drawn at all: every row copied.
+    let blank = Image(width: w, height: h)
+    converter.convert(blank, into: whole)
+    converter.convert(blank, into: copied, drawn: .empty)
+    for plane in 0..<whole.planeCount { #expect(samples(whole, plane: plane) == samples(copied, plane: plane), "plane \(plane)") }
+  }
+}

@@ -38,6 +38,9 @@ public final class Surface: @unchecked Sendable {
     canvasLayer.dirty = .empty
   }
 
+  /// The part of the image drawn on since `clear()`: every pixel outside it is clear.
+  public var drawn: IntRect { canvasLayer.dirty }
+
   /// Makes the image's pixels what was drawn since `clear()` (clears them if nothing was).
   public func finish() {
     canvasLayer.settle()

@@ -19,6 +19,9 @@ public final class FrameConverter: Sendable {
   let keepsAlpha: Bool
   /// The background, premultiplied, drawn under every pixel when alpha is not kept.
   let background: Pixel
+  /// For 4:2:0 layouts, 128 rows converted from clear pixels: rows of a frame known to be clear
+  /// are copied from these (dither repeats every 64 rows) instead of read and converted.
+  let clearRows: ConvertedFrame?
 
   public convenience init(_ settings: OutputSettings) {
     self.init(
@@ -26,11 +29,19 @@ public final class FrameConverter: Sendable {
       keepAlpha: settings.carriesAlpha, background: settings.background)
   }
 
-  init(width: Int, height: Int, layout: PixelLayout, keepAlpha: Bool, background: Color) {
+  init(width: Int, height: Int, layout: PixelLayout, keepAlpha: Bool, background: Color, clearRows: Bool = true) {
     precondition(width > 0 && height > 0, "converter size \(width)x\(height) must be positive")
     (self.width, self.height, self.layout) = (width, height, layout)
     keepsAlpha = keepAlpha && layout.hasAlpha
     self.background = background.premultiplied
+    if clearRows && [.yuv420p, .yuva420p, .yuv420p10].contains(layout) {
+      // Converted by this very code, so a copied row is the row it would have made.
+      let maker = FrameConverter(
+        width: width, height: 128, layout: layout, keepAlpha: keepAlpha, background: background, clearRows: false)
+      self.clearRows = maker.convert(Image(width: width, height: 128))
+    } else {
+      self.clearRows = nil
+    }
   }
 
   /// The samples each codec takes.
@@ -58,14 +69,19 @@ public final class FrameConverter: Sendable {
   }
 
   /// Writes `image`'s samples into `frame`; both must have the converter's size.
-  public func convert(_ image: Image, into frame: ConvertedFrame) {
+  ///
+  /// `drawn`, when given, holds every pixel that may be other than clear (`Surface.drawn`):
+  /// rows outside it are not read. A transparent effect on a full-size frame (the loader, the
+  /// voice orb) is mostly such rows.
+  public func convert(_ image: Image, into frame: ConvertedFrame, drawn: IntRect? = nil) {
     precondition(
       image.width == width && image.height == height,
       "image \(image.width)x\(image.height) given to a \(width)x\(height) converter")
     precondition(frame.width == width && frame.height == height && frame.layout == layout, "frame from another converter")
+    let rows = drawn.map { $0.isEmpty ? 0..<0 : max($0.y, 0)..<min($0.maxY, height) } ?? 0..<height
     switch layout {
-    case .yuv420p, .yuva420p: convert420(image, frame, bits: 8)
-    case .yuv420p10: convert420(image, frame, bits: 10)
+    case .yuv420p, .yuva420p: convert420(image, frame, bits: 8, drawnRows: rows)
+    case .yuv420p10: convert420(image, frame, bits: 10, drawnRows: rows)
     case .yuva444p10: convert444(image, frame)
     case .rgb24, .rgba, .bgra: convertRGB(image, frame)
     }
@@ -99,18 +115,36 @@ public final class FrameConverter: Sendable {
 
   // MARK: - YUV 4:2:0
 
-  private func convert420(_ image: Image, _ frame: ConvertedFrame, bits: Int) {
+  private func convert420(_ image: Image, _ frame: ConvertedFrame, bits: Int, drawnRows: Range<Int>) {
     // Two copies of one loop, so neither tests the sample size per block.
     if bits == 8 {
-      convert420(image, frame, bits: 8, sample: UInt8.self)
+      convert420(image, frame, bits: 8, sample: UInt8.self, drawnRows: drawnRows)
     } else {
-      convert420(image, frame, bits: bits, sample: UInt16.self)
+      convert420(image, frame, bits: bits, sample: UInt16.self, drawnRows: drawnRows)
+    }
+  }
+
+  /// Copies row pair `cy` (rows 2cy and 2cy + 1, chroma row cy) of a clear frame into `frame`.
+  private func copyClear(_ clear: ConvertedFrame, pair cy: Int, into frame: ConvertedFrame) {
+    func copy(plane p: Int, row y: Int) {
+      let (plane, source) = (frame.planes[p], clear.planes[p])
+      (plane.pointer + y * plane.bytesPerRow).copyMemory(
+        from: source.pointer + (y & 63) * source.bytesPerRow, byteCount: plane.bytesPerRow)
+    }
+    // Luma and alpha hold two rows a pair, chroma one; dither repeats every 64 of each.
+    for p in 0..<frame.planes.count {
+      if p == 1 || p == 2 {
+        copy(plane: p, row: cy)
+      } else {
+        copy(plane: p, row: 2 * cy)
+        copy(plane: p, row: 2 * cy + 1)
+      }
     }
   }
 
   @inline(__always)
   private func convert420<Sample: FixedWidthInteger & UnsignedInteger>(
-    _ image: Image, _ frame: ConvertedFrame, bits: Int, sample: Sample.Type
+    _ image: Image, _ frame: ConvertedFrame, bits: Int, sample: Sample.Type, drawnRows: Range<Int>
   ) {
     let scale = Float(1 << (bits - 8))  // 10-bit codes are 8-bit codes times 4
     let maximum = Float((1 << bits) - 1)
@@ -130,6 +164,10 @@ public final class FrameConverter: Sendable {
       for cy in 0..<(height + 1) / 2 {
         let y0 = cy * 2
         let y1 = min(y0 + 1, height - 1)
+        if let clearRows, y1 == y0 + 1, !drawnRows.contains(y0), !drawnRows.contains(y1) {
+          copyClear(clearRows, pair: cy, into: frame)
+          continue
+        }
         let row0 = image.row(y0)
         let row1 = image.row(y1)
         let dither0 = table + ((y0 & 63) << 6)
