@@ -159,9 +159,10 @@ public struct GraphicsContext {
     target.dirty.isEmpty && filters.isEmpty && clipMask == nil && opacity == 1 && blendMode == .sourceOver
   }
 
-  /// `drawBlended` onto an empty target with nothing to apply: the first moment is drawn straight
-  /// into the target and weighted there, the others through one layer each in turn, added in.
-  /// The same sums, in the same order, as mixing in a layer and compositing it over nothing.
+  /// `drawBlended` of two or more moments onto an empty target with nothing to apply: the first
+  /// is drawn straight into the target and weighted there, the others through one layer each in
+  /// turn, added in. The same sums, in the same order, as mixing in a layer and compositing it
+  /// over nothing.
   private func mixInPlace(weights: [Double], _ content: (Int, inout GraphicsContext) -> Void) {
     var first = GraphicsContext(surface: surface, target: target, transform: transform)
     content(0, &first)
@@ -172,7 +173,6 @@ public struct GraphicsContext {
       let out = target.row(y)
       for x in drawn.x..<drawn.maxX { out[x] *= w0 }
     }
-    guard weights.count > 1 else { return }
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
     for (i, w) in weights.enumerated().dropFirst() {
@@ -212,7 +212,9 @@ public struct GraphicsContext {
         sigma: sigma, layer.pixels, stride: layer.width, content: layer.dirty, region: region,
         tint: color.premultiplied, rows: rows, columns: columns
       ) { y, row in
-        blendRow(row + columns.lowerBound, y: y + region.y, region: reach, onto: both, mode: .sourceOver, opacity: 1, clip: nil, scratch: scaled)
+        blendRow(
+          row + columns.lowerBound, y: y + region.y, region: reach, onto: both, mode: .sourceOver, opacity: 1,
+          clip: nil, scratch: scaled)
       }
       both.dirty = reach
       blendLayer(layer, onto: both, mode: .sourceOver, opacity: 1, clip: nil)
@@ -260,9 +262,12 @@ public struct GraphicsContext {
     let reach = target.bounds.insetBy(-margin)
     let region = IntRect(covering: bounds.min, bounds.max).insetBy(-margin).intersection(reach)
     guard !region.isEmpty else { return }
-    if filters.count == 1, case .blur(let radius) = filters[0], GaussianBlur.streams(sigma: radius * transform.lengthScale) {
-      drawShrunk(lines, shading, rule, sigma: radius * transform.lengthScale, region: region)
-      return
+    if filters.count == 1, case .blur(let radius) = filters[0] {
+      let sigma = radius * transform.lengthScale
+      if GaussianBlur.streams(sigma: sigma) {
+        drawShrunk(lines, shading, rule, sigma: sigma, region: region)
+        return
+      }
     }
     let scratch = surface.checkout()
     defer { surface.checkin(scratch) }
@@ -318,7 +323,9 @@ public struct GraphicsContext {
       sigma: sigma, small.pixels, dw, dh, drawnFactor: factor, content: small.dirty, width: region.width,
       rows: rows, columns: columns
     ) { y, row in
-      blendRow(row + columns.lowerBound, y: y + region.y, region: target, onto: dest, mode: mode, opacity: opacity, clip: clip, scratch: scaled)
+      blendRow(
+        row + columns.lowerBound, y: y + region.y, region: target, onto: dest, mode: mode, opacity: opacity,
+        clip: clip, scratch: scaled)
     }
     dest.dirty = dest.dirty.union(target.offsetBy(-dest.x0, -dest.y0))
   }
@@ -392,7 +399,7 @@ public struct GraphicsContext {
   ) {
     let region = IntRect(covering: box.min, box.max).intersection(layer.bounds.offsetBy(origin.0, origin.1))
     guard !region.isEmpty, opacity > 0, box.max.x > box.min.x, box.max.y > box.min.y else { return }
-    // Columns wholly inside, and the overlap of a pixel [v, v + 1) with [lo, hi].
+    // The overlap of pixel [v, v + 1) with [lo, hi]; columns innerX0..<innerX1 lie wholly inside.
     @inline(__always) func overlap(_ v: Int, _ lo: Float, _ hi: Float) -> Float {
       max(min(Float(v + 1), hi) - max(Float(v), lo), 0)
     }
@@ -420,8 +427,8 @@ public struct GraphicsContext {
     for ty in region.y..<region.maxY {
       let cy = overlap(ty, box.min.y, box.max.y)
       guard cy > 0 else { continue }
-      if ty + 2 < region.maxY { prefetchForBlend(layer.row(ty + 2 - origin.1) + (region.x - origin.0), count: region.width) }
       let dest = layer.row(ty - origin.1) + (region.x - origin.0)
+      if ty + 2 < region.maxY { prefetchForBlend(dest + 2 * layer.width, count: region.width) }
       let source: UnsafeMutablePointer<Pixel>? = program.isSolid ? nil : src
       if let source { program.shade(row: ty, x: region.x, count: region.width, into: source) }
       // Columns [a, b) of the region: on the border with their coverage, inside as they are.
@@ -501,7 +508,6 @@ public struct GraphicsContext {
   private func blendRegion(_ rect: IntRect, of layer: Layer, onto dest: Layer, clip: ClipMask?) -> IntRect? {
     blendRegion(rect.offsetBy(layer.x0, layer.y0), onto: dest, clip: clip)
   }
-
 
   /// Blends the dirty part of `layer` onto `dest` (both placed by their origins).
   private func blendLayer(_ layer: Layer, onto dest: Layer, mode: BlendMode, opacity: Float, clip: ClipMask?) {

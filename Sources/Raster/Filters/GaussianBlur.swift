@@ -54,8 +54,8 @@ public final class GaussianBlur: @unchecked Sendable {
     }
   }
 
-  /// The factor a blur of `sigma` (one that `streams`) shrinks its pixels by: a power of two
-  /// that leaves between 4 and 8 shrunk pixels of sigma.
+  /// The factor a blur of `sigma` (one that `streams`) shrinks its pixels by: a power of two, at
+  /// least 2, that leaves between 4 and 8 shrunk pixels of sigma from a sigma of 8 up.
   static func shrinkFactor(sigma: Float) -> Int { 1 << max(1, Int(log2(sigma / 4))) }
 
   /// `stream` for pixels drawn already shrunk by `drawnFactor`, a power of two that divides
@@ -122,7 +122,8 @@ public final class GaussianBlur: @unchecked Sendable {
     let scale = 1 / Float(factor * factor)
     for i in 0..<(sw * sh) { shrunk[i] = tint * (shrunk[i].w * scale) }
     withoutActuallyEscaping(sink) { sink in
-      blurShrunk(sigma: sigma, shrunk, sw, sh, into: shrunk, width: region.width, rows: rows, columns: columns, sink: sink)
+      blurShrunk(
+        sigma: sigma, shrunk, sw, sh, into: shrunk, width: region.width, rows: rows, columns: columns, sink: sink)
     }
   }
 
