@@ -192,7 +192,7 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
         let t0 = now()
         RenderPipeline.draw(effect, job: one, frame: i, on: surface)
         let t1 = now()
-        converter.convert(surface.image, into: converted)
+        converter.convert(surface.image, into: converted, drawn: surface.drawn)
         draw += t1 - t0
         convert += now() - t1
       }
