@@ -100,6 +100,7 @@ struct TriangleFill {
   private(set) var touched = IntRect.empty
 
   init(layer: Layer, opaque: Bool) {
+    assert(!layer.pendingClear, "a mesh drawn before the layer's pending clear was settled")
     pixels = layer.pixels
     (width, height) = (layer.width, layer.height)
     self.opaque = opaque

@@ -412,10 +412,10 @@ public struct GraphicsContext {
       && innerX0 == whole.x && innerX1 == whole.maxX && region == whole
       && box.min.y <= Float(whole.y) && box.max.y >= Float(whole.maxY)
     {
+      layer.pendingClear = false  // settled by covering every pixel
       for ty in region.y..<region.maxY {
         program.shade(row: ty, x: region.x, count: region.width, into: layer.row(ty - origin.1) + (region.x - origin.0))
       }
-      layer.pendingClear = false
       layer.dirty = layer.bounds
       return
     }

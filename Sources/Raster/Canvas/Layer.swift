@@ -74,7 +74,12 @@ public final class Layer: @unchecked Sendable {
     dirty = .empty
   }
 
-  @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<Pixel> { pixels + y * width }
+  /// The first pixel of row `y`. Every write settles a pending clear first, so no row is asked
+  /// for while one is pending (checked in debug builds: the tests).
+  @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<Pixel> {
+    assert(!pendingClear, "a layer's rows used before its pending clear was settled")
+    return pixels + y * width
+  }
 
   var bounds: IntRect { IntRect(x: 0, y: 0, width: width, height: height) }
 }
