@@ -182,7 +182,7 @@ public final class FrameConverter: Sendable {
         let vectorBlocks = bits == 8 && !keepsAlpha && aPlane == nil ? (width / 8) * 4 : 0
         if vectorBlocks > 0 {
           opaqueBlocks8(
-            row0, row1, blocks: vectorBlocks,
+            row0, row1, blocks: vectorBlocks, ahead: y1 + 2 < height ? 2 * width : 0,
             luma: (UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt8.self),
                    UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt8.self)),
             chroma: (UnsafeMutableRawPointer(cbRow).assumingMemoryBound(to: UInt8.self),
@@ -244,7 +244,7 @@ public final class FrameConverter: Sendable {
   /// the instructions.
   @inline(__always)
   private func opaqueBlocks8(
-    _ row0: UnsafeMutablePointer<Pixel>, _ row1: UnsafeMutablePointer<Pixel>, blocks: Int,
+    _ row0: UnsafeMutablePointer<Pixel>, _ row1: UnsafeMutablePointer<Pixel>, blocks: Int, ahead: Int,
     luma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
     chroma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
     dither: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
@@ -255,15 +255,15 @@ public final class FrameConverter: Sendable {
     let hi8 = Lanes(repeating: 255), hi4 = SIMD4<Float>(repeating: 255)
     let quarter = SIMD4<Float>(repeating: 0.25)
 
-    // Two rows ahead: the frame was just drawn and is mostly out of cache.
-    let rowPixels = width
+    // `ahead` pixels on (two rows, none at the bottom): the frame was just drawn and is mostly
+    // out of cache.
     var cx = 0
     while cx < blocks {
       let x0 = cx * 2
-      chints_prefetch(row0 + x0 + 2 * rowPixels)
-      chints_prefetch(row0 + x0 + 2 * rowPixels + 4)
-      chints_prefetch(row1 + x0 + 2 * rowPixels)
-      chints_prefetch(row1 + x0 + 2 * rowPixels + 4)
+      chints_prefetch(row0 + x0 + ahead)
+      chints_prefetch(row0 + x0 + ahead + 4)
+      chints_prefetch(row1 + x0 + ahead)
+      chints_prefetch(row1 + x0 + ahead + 4)
       let (r0, g0, b0) = straight8(row0 + x0, background: (bgR, bgG, bgB))
       let (r1, g1, b1) = straight8(row1 + x0, background: (bgR, bgG, bgB))
       let n0 = UnsafeRawPointer(dither.0 + (x0 & 63)).loadUnaligned(as: Lanes.self)
