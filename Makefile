@@ -69,7 +69,7 @@ fuzz: deps
 ## test-sanitize: the whole suite under AddressSanitizer, then ThreadSanitizer (own build folders)
 test-sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
-	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=0 $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
