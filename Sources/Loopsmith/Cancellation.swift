@@ -37,8 +37,15 @@ public enum Cancellation {
     if #available(macOS 15.0, *) { flag.store(0, ordering: .relaxed) } else { legacyFlag.pointee = 0 }
   }
 
-  /// Installs handlers for SIGINT and SIGTERM that only record the signal, and ignores SIGPIPE
-  /// so a closed stdout (`-o -` into a pipe that quit) is a write error, not a silent death.
+  /// Makes SIGINT and SIGTERM only record the signal, and ignores SIGPIPE so a closed stdout
+  /// (`-o -` into a pipe that quit) is a write error, not a silent death.
+  ///
+  /// Both signals are blocked in the calling thread, and so in every thread started after it,
+  /// and one thread of their own waits for them with `sigwait`. A handler would run on whichever
+  /// thread the kernel picks, whenever that thread lets it: under ThreadSanitizer, which holds a
+  /// signal until its thread calls into libc, a batch whose main thread only waited on its render
+  /// heard SIGINT when the render ended. The handlers stay for threads started before this.
+  /// Call it first thing, before other threads exist.
   public static func installHandlers() {
     installLock.withLock {
       guard !installed else { return }
@@ -51,9 +58,17 @@ public enum Cancellation {
         _ = Glibc.signal(s) { received in Cancellation.request(received) }
         sigaddset(&stops, s)
       }
-      // A blocked mask is inherited: a parent that blocked them (a test runner's thread, some CI
-      // agents) would leave the render deaf to both until it ended.
-      pthread_sigmask(SIG_UNBLOCK, &stops, nil)
+      pthread_sigmask(SIG_BLOCK, &stops, nil)
+      let waiting = stops
+      let listener = Thread {
+        var set = waiting
+        while true {
+          var received: Int32 = 0
+          if sigwait(&set, &received) == 0 { Cancellation.request(received) }
+        }
+      }
+      listener.name = "loopsmith.signals"
+      listener.start()
       _ = Glibc.signal(SIGPIPE, SIG_IGN)
     }
   }
