@@ -14,7 +14,6 @@ extension GraphicsContext {
     let direct = filters.isEmpty && clipMask == nil && blendMode == .sourceOver && opacity == 1
     if direct {
       if mesh.background.alpha > 0 { fill(Path(rect: frame), with: .color(mesh.background)) }
-      target.settle()
       let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: target)
       target.dirty = target.dirty.union(painted)
       return
@@ -100,7 +99,7 @@ struct TriangleFill {
   private(set) var touched = IntRect.empty
 
   init(layer: Layer, opaque: Bool) {
-    assert(!layer.pendingClear, "a mesh drawn before the layer's pending clear was settled")
+    layer.settle()  // its pixels are written directly, not through `row`
     pixels = layer.pixels
     (width, height) = (layer.width, layer.height)
     self.opaque = opaque

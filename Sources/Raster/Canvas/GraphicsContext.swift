@@ -166,7 +166,6 @@ public struct GraphicsContext {
   private func mixInPlace(weights: [Double], _ content: (Int, inout GraphicsContext) -> Void) {
     var first = GraphicsContext(surface: surface, target: target, transform: transform)
     content(0, &first)
-    target.settle()  // when the first moment drew nothing
     let w0 = Pixel(repeating: Float(weights[0]))
     let drawn = target.dirty
     for y in drawn.y..<drawn.maxY {
@@ -317,7 +316,6 @@ public struct GraphicsContext {
     let rows = (target.y - region.y)..<(target.maxY - region.y)
     let columns = (target.x - region.x)..<(target.maxX - region.x)
     let (mode, clip, dest, opacity) = (blendMode, clipMask, self.target, Float(opacity))
-    dest.settle()
     let scaled = surface.rows(target.width).source
     surface.blur.streamShrunk(
       sigma: sigma, small.pixels, dw, dh, drawnFactor: factor, content: small.dirty, width: region.width,
@@ -358,7 +356,6 @@ public struct GraphicsContext {
     var region = IntRect(covering: b.min, b.max).intersection(layer.bounds.offsetBy(origin.0, origin.1))
     if let clip { region = region.intersection(clip.rect) }
     guard !region.isEmpty, opacity > 0 else { return }
-    layer.settle()
     let cov = surface.coverage
     cov.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)
     cov.add(lines)
@@ -419,7 +416,6 @@ public struct GraphicsContext {
       layer.dirty = layer.bounds
       return
     }
-    layer.settle()
     let (covRow, src) = surface.rows(region.width)
     let solid: Pixel
     if case .solid(let p) = program.kind { solid = p } else { solid = .zero }
@@ -493,7 +489,6 @@ public struct GraphicsContext {
     let rows = (region.y - layer.y0)..<(region.maxY - layer.y0)
     let columns = (region.x - layer.x0)..<(region.maxX - layer.x0)
     let (mode, clip, target) = (blendMode, clipMask, self.target)
-    target.settle()
     let scaled = surface.rows(region.width).source
     surface.blur.stream(
       sigma: sigma, layer.pixels, width: layer.width, height: layer.height, content: layer.dirty,
@@ -512,7 +507,6 @@ public struct GraphicsContext {
   /// Blends the dirty part of `layer` onto `dest` (both placed by their origins).
   private func blendLayer(_ layer: Layer, onto dest: Layer, mode: BlendMode, opacity: Float, clip: ClipMask?) {
     guard let region = blendRegion(layer.dirty, of: layer, onto: dest, clip: clip), opacity > 0 else { return }
-    dest.settle()
     let scaled = surface.rows(region.width).source
     for y in region.y..<region.maxY {
       let src = layer.row(y - layer.y0) + (region.x - layer.x0)

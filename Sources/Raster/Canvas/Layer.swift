@@ -10,10 +10,11 @@ public final class Layer: @unchecked Sendable {
   /// The part that may hold non-transparent pixels, in layer coordinates (empty when clear).
   var dirty = IntRect.empty
   /// Whether the pixels still hold an old frame that counts as clear (`Surface.clear`): the first
-  /// write either covers every pixel with opaque color, or clears them first (`settle`).
+  /// write either covers every pixel with opaque color (and resets this first), or clears them
+  /// first: asking for a row (`row`) or the mesh fill (`TriangleFill`) settles it.
   var pendingClear = false
 
-  /// Clears the pixels if a clear is still pending; every write into a layer calls this first.
+  /// Clears the pixels if a clear is still pending.
   @inline(__always) func settle() {
     if pendingClear { settleNow() }
   }
@@ -74,10 +75,10 @@ public final class Layer: @unchecked Sendable {
     dirty = .empty
   }
 
-  /// The first pixel of row `y`. Every write settles a pending clear first, so no row is asked
-  /// for while one is pending (checked in debug builds: the tests).
+  /// The first pixel of row `y`, after any pending clear: whoever reads or writes rows sees the
+  /// layer as drawn, with no call of their own to forget.
   @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<Pixel> {
-    assert(!pendingClear, "a layer's rows used before its pending clear was settled")
+    settle()
     return pixels + y * width
   }
 
