@@ -88,8 +88,8 @@ public final class GaussianBlur: @unchecked Sendable {
 
   /// The blurred shadow of `pixels`: `tint` times their alpha, blurred by `sigma` (one that
   /// streams), as `stream` would make it of a `region`-sized image holding that tinted alpha,
-  /// without the tinted pixels ever being made at full size: the alpha is summed over the
-  /// shrink's blocks straight from `pixels` (tinting is linear in alpha).
+  /// without the tinted pixels ever being made at full size: `pixels` are shrunk as they are and
+  /// the small pixels' alpha tinted (tinting is linear in alpha).
   ///
   /// `pixels` are `stride` wide and only `content` of them (inside `region`) may be other than
   /// clear. `region`, in the same coordinates, is the image blurred, with room around the content
@@ -105,22 +105,8 @@ public final class GaussianBlur: @unchecked Sendable {
     let factor = GaussianBlur.shrinkFactor(sigma: sigma)
     let sw = (region.width + factor - 1) / factor, sh = (region.height + factor - 1) / factor
     let shrunk = small.reserve(sw * sh)
-    shrunk.update(repeating: .zero, count: sw * sh)
-    for y in content.y..<content.maxY {
-      let row = pixels + y * stride
-      let out = shrunk + ((y - region.y) / factor) * sw
-      var x = content.x
-      while x < content.maxX {
-        // The block's end, in the region's blocks.
-        let end = min(region.x + ((x - region.x) / factor + 1) * factor, content.maxX)
-        var sum: Float = 0
-        for i in x..<end { sum += row[i].w }
-        out[(x - region.x) / factor].w += sum
-        x = end
-      }
-    }
-    let scale = 1 / Float(factor * factor)
-    for i in 0..<(sw * sh) { shrunk[i] = tint * (shrunk[i].w * scale) }
+    shrink(pixels, width: stride, area: content, factor: factor, into: shrunk, sw, sh, origin: (region.x, region.y))
+    for i in 0..<(sw * sh) { shrunk[i] = tint * shrunk[i].w }
     withoutActuallyEscaping(sink) { sink in
       blurShrunk(
         sigma: sigma, shrunk, sw, sh, into: shrunk, width: region.width, rows: rows, columns: columns, sink: sink)
@@ -158,21 +144,24 @@ public final class GaussianBlur: @unchecked Sendable {
 
   /// Each small pixel is the mean of its `factor x factor` block; missing pixels count as clear.
   /// Pixels outside `area` are clear and are not read.
+  /// Blocks are counted from `origin` (in `src`'s coordinates, at or before `area`'s corner), the
+  /// corner of the image being shrunk, which may reach past `src`.
   private func shrink(
     _ src: UnsafeMutablePointer<Pixel>, width: Int, area: IntRect, factor: Int,
-    into dst: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int
+    into dst: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, origin: (x: Int, y: Int) = (0, 0)
   ) {
     dst.update(repeating: .zero, count: sw * sh)
     for y in area.y..<area.maxY {
       let row = src + y * width
-      let out = dst + (y / factor) * sw
+      let out = dst + ((y - origin.y) / factor) * sw
       // Starting at area.x instead of a block's start leaves out only clear pixels: the sums are the same.
       var x = area.x
       while x < area.maxX {
-        let end = min((x / factor + 1) * factor, area.maxX)
+        let block = (x - origin.x) / factor
+        let end = min(origin.x + (block + 1) * factor, area.maxX)
         var sum = Pixel.zero
         for i in x..<end { sum += row[i] }
-        out[x / factor] += sum
+        out[block] += sum
         x = end
       }
     }
