@@ -132,7 +132,8 @@ func childPeakMB(_ args: [String]) -> Double? {
 }
 
 struct Row {
-  var name = "", size = "", fps = 0, width = 0, height = 0
+  var name = "", fps = 0, width = 0, height = 0
+  var size: String { "\(width)x\(height)" }
   var render1 = 0.0, renderAll = 0.0
   /// CPU milliseconds a frame, on all threads.
   var render1CPU = 0.0, renderAllCPU = 0.0
@@ -166,7 +167,6 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
   var row = Row()
   row.name = c.name
   let all = try job(c, frames: clipFrames, output: mp4Path, threads: cores)
-  row.size = "\(all.width)x\(all.height)"
   (row.width, row.height) = (all.width, all.height)
   row.fps = all.fps
   let frames = all.frameCount
