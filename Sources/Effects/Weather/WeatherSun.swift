@@ -13,19 +13,30 @@ enum WeatherSun {
   /// The rays' blur, in points.
   static let rayBlur: Float = 12
 
-  /// The center of the sun's canvas: pinned to the top trailing corner and offset by
-  /// (0.32, -0.32) of its side toward trailing and up, so (W - 93.6, 93.6) points, or
-  /// (93.6, 93.6) in a right-to-left layout, where trailing is the left (SEMANTICS.md 7.7).
-  static func center(width: Double, rightToLeft: Bool) -> (x: Double, y: Double) {
-    let inset = diameter / 2 - diameter * 0.32
-    return (rightToLeft ? inset : width - inset, inset)
+  /// The center of the sun's canvas, in points.
+  ///
+  /// The seed stacks `Color.clear` (the screen's size) and the 520-point canvas in a
+  /// `ZStack(alignment: .topTrailing)`, then offsets the canvas by (0.32, -0.32) of its side. A
+  /// ZStack is as large as its largest child, and its parent centers a child larger than the
+  /// space it offered, so on a screen narrower (or lower) than 520 points the stack overflows both
+  /// sides equally and the corner the canvas is pinned to lies outside the screen:
+  /// x = W - 93.6 from 520 points wide up, W / 2 + 166.4 below (360 points: 346.4), and
+  /// y = 93.6 from 520 points high up, H / 2 - 166.4 below. Right to left, trailing is the left
+  /// edge and the offset mirrors with it: x = 93.6, or W / 2 - 166.4 (docs/SWIFTUI-SEMANTICS.md,
+  /// Layout).
+  static func center(width: Double, height: Double, rightToLeft: Bool) -> (x: Double, y: Double) {
+    let stack = FixedFrameLayout(child: (diameter, diameter), container: (width, height))
+    let offset = diameter * 0.32
+    let trailing = stack.maxX - diameter / 2 + offset  // from the left edge, left to right
+    let y = stack.minY + diameter / 2 - offset
+    return (rightToLeft ? width - trailing : trailing, y)
   }
 
   static func draw(
     in context: GraphicsContext, opacity: Double, size: (width: Double, height: Double),
     clock: Clock, rightToLeft: Bool
   ) {
-    let c = center(width: size.width, rightToLeft: rightToLeft)
+    let c = center(width: size.width, height: size.height, rightToLeft: rightToLeft)
     let radius = diameter / 2
     Weather.canvas(context, opacity) { canvas in
       // The canvas has a backing store of its own size: nothing spreads past it (SEMANTICS.md 4.7).
