@@ -87,3 +87,19 @@ bench: deps
 
 clean:
 	rm -rf .build renders
+
+## test-cluster: install Debian's slurm-wlm and munge when missing, then run examples/slurm on a
+## one-node Slurm cluster the test starts and stops (Tests/cluster/slurm.sh; needs root), and check
+## the examples' manifests with their ecosystems' tools (validate-examples)
+CLUSTER_PKGS := slurm-wlm munge
+.PHONY: test-cluster
+test-cluster: deps
+	@if command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 && command -v munged >/dev/null 2>&1; then \
+	  echo "test-cluster: $$(slurmctld -V) and munge found"; \
+	else \
+	  echo "test-cluster: installing $(CLUSTER_PKGS)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(CLUSTER_PKGS); \
+	fi
+	$(SWIFT) build --product loopsmith
+	Tests/cluster/slurm.sh
