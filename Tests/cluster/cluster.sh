@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A one-node Slurm cluster in a temporary folder, for Tests/cluster/slurm.sh (sourced, not run).
 #
 #   cluster_start DIR   writes DIR/slurm.conf and a munge key, starts munged, slurmctld and slurmd
@@ -98,6 +99,7 @@ EOF
   slurmctld -f "$SLURM_CONF" || { echo "cluster: slurmctld did not start" >&2; return 1; }
   cluster_wait 30 scontrol ping || { echo "cluster: slurmctld did not answer scontrol ping" >&2; return 1; }
   slurmd -f "$SLURM_CONF" || { echo "cluster: slurmd did not start" >&2; return 1; }
+  # shellcheck disable=SC2016 # expanded by sh, each time
   cluster_wait 60 sh -c '[ "$(sinfo -h -o %T)" = idle ]' || {
     echo "cluster: the node is '$(sinfo -h -o %T 2>&1)', not idle" >&2
     return 1

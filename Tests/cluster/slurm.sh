@@ -73,6 +73,7 @@ trap 'exit 143' TERM
 # The commands the README's Clusters section shows, run unchanged (the test fails if they drift).
 settings_command='export SHARDS=3 CPUS=1 MEM=1G'
 submit_command='examples/slurm/submit.sh --size 32x32 --scale 0.1 --fps 4'
+# shellcheck disable=SC2016 # $array is expanded when the line runs, as a user's shell would
 rerun_command='examples/slurm/rerun.sh "$array" 0'
 for line in "$settings_command" "$submit_command" "$rerun_command"; do
   grep -qxF "$line" README.md || fail "README.md does not show the line: $line"

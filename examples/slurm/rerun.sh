@@ -12,7 +12,8 @@ set -euo pipefail
 [[ $# == 2 && $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]] || { echo "usage: examples/slurm/rerun.sh ARRAY_JOB_ID TASK_ID" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 RENDERS=$(realpath -m -- "${RENDERS:-renders}")
-export RENDERS SHARDS=${SHARDS:-4} LOOPSMITH=$(realpath -m -- "${LOOPSMITH:-.build/release/loopsmith}")
+LOOPSMITH=$(realpath -m -- "${LOOPSMITH:-.build/release/loopsmith}")
+export RENDERS LOOPSMITH SHARDS=${SHARDS:-4}
 task="$1_$2"
 scontrol requeue "$task"
 # Slurm holds a requeued job back for two minutes unless told otherwise.
