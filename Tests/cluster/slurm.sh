@@ -114,22 +114,26 @@ wait_state() {
   fail "job $job is ${state:-unknown}, expected $want (within $seconds s)"
 }
 
-# Cancel task 0 while it renders: a hidden temporary output in its folder says it is mid-render.
+# Cancel task 0 while it renders: it runs, its folder is there, and its first output
+# (aurora-mesh.mp4, several seconds of work) is not yet.
 step "waiting for task ${array}_0 to be mid-render"
 deadline=$((SECONDS + 120))
-until compgen -G "$RENDERS/shard-0/.*loopsmith-tmp*" >/dev/null; do
-  ((SECONDS < deadline)) || fail "task ${array}_0 wrote no temporary output within 120 s (state $(job_state "${array}_0"))"
+until [[ $(job_state "${array}_0") == RUNNING && -d $RENDERS/shard-0 ]]; do
+  ((SECONDS < deadline)) || fail "task ${array}_0 did not start rendering within 120 s (state $(job_state "${array}_0"))"
   [[ $(job_state "${array}_0") =~ ^(PENDING|RUNNING|CONFIGURING)$ ]] || fail "task ${array}_0 is $(job_state "${array}_0") before it could be cancelled"
   sleep 0.1
 done
+sleep 1
+[[ ! -e $RENDERS/shard-0/aurora-mesh.mp4 ]] || fail "task ${array}_0 finished its first preset before it could be cancelled"
 step "scancel ${array}_0"
 scancel "${array}_0"
 wait_state "${array}_0" CANCELLED 60
 wait_state "${array}_1" COMPLETED 180
 wait_state "${array}_2" COMPLETED 180
 wait_state "$merge" CANCELLED 60
-# SIGTERM stopped the render cleanly: no temporary left, the cut preset is not listed as done.
-compgen -G "$RENDERS/shard-0/.*loopsmith-tmp*" >/dev/null && fail "task ${array}_0 left a temporary: $(ls -a "$RENDERS/shard-0")"
+# SIGTERM stopped the render cleanly: no temporary left, no partial file at an output path, the
+# cut preset not listed as done.
+[[ -z $(find "$RENDERS/shard-0" -iname '*tmp*') ]] || fail "task ${array}_0 left a temporary: $(ls -a "$RENDERS/shard-0")"
 [[ ! -e $RENDERS/all ]] || fail "the merge ran although a task was cancelled"
 python3 - "$RENDERS/shard-0" <<'EOF' || fail "the cancelled task's manifest is wrong"
 import json, os, sys
@@ -139,6 +143,9 @@ done = {r["path"] for r in rows if r["status"] == "rendered"}
 assert done != {"aurora-mesh.mp4", "voice-orb-speaking.webm"}, f"the cancelled task rendered its whole shard: {rows}"
 for p in done:
     assert os.path.exists(os.path.join(sys.argv[1], p)), f"{p} is listed but missing"
+for f in os.listdir(sys.argv[1]):
+    if f.endswith((".mp4", ".webm")):
+        assert f in done, f"{f} is in the folder but not listed as rendered: a partial output"
 EOF
 step "task 0 was cancelled mid-render, the merge with it; re-running it"
 
