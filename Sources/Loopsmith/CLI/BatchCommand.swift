@@ -45,13 +45,7 @@ enum BatchCommand {
     options.threads = try parsed.int("threads")
     options.force = parsed.has("force")
     options.gallery = parsed.has("gallery")
-    if let s = parsed.last("shard") {
-      options.shard = try BatchShard.parse(s)
-    } else {
-      let shards = try parsed.int("shards")
-      if let n = shards, n < 1 { throw InputError("--shards: '\(n)' is not valid; expected a whole number from 1") }
-      options.shard = try BatchShard.fromEnvironment(environment, shards: shards)
-    }
+    options.shard = try BatchShard.resolve(shard: parsed.last("shard"), shards: parsed.int("shards"), environment: environment)
     var overrides = RenderRequest()
     if let s = parsed.last("size") { overrides.size = try parseSize(s, field: "--size") }
     overrides.scale = try parsed.double("scale")
