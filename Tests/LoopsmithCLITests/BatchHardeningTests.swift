@@ -147,6 +147,7 @@ import _TestSupport
     ]), shard + "/manifest.json")
     let r = try runLoopsmith(["batch", "--merge", shard, "--out", out, "--gallery", "--quiet"])
     #expect(r.status == 1, "\(r.stderr)")  // a failed preset in a shard
+    #expect(r.stderr.contains("  q: x'><script>alert(1)</script>\"&#?%é\u{FFFD}\n") && !r.stderr.contains("\u{7}"), "\(r.stderr)")
     let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
     #expect(!html.contains("<script") && !html.contains("'>") && !html.contains("\u{7}"))
     #expect(html.contains(#"type="video/mp4; codecs=&quot;x&#39;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;&amp;#?%é"#), "\(html)")

@@ -260,7 +260,8 @@ import _TestSupport
 
   // MARK: - Signals
 
-  @Test(arguments: [(SIGINT, Int32(130), "Error: interrupted\n"), (SIGTERM, Int32(143), "Error: terminated (signal 15)\n")])
+  @Test(arguments: [(SIGINT, Int32(130), "Error: interrupted\n"), (SIGTERM, Int32(143), "Error: terminated (signal 15)\n"),
+                    (SIGHUP, Int32(129), "Error: terminated (signal 1)\n")])
   func aSignalStopsARenderPromptlyAndLeavesTheOldFile(signal: Int32, status: Int32, message: String) throws {
     let dir = TemporaryDirectory()
     let out = dir.path("loop.mp4")

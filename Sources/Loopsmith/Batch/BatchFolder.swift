@@ -57,6 +57,12 @@ enum BatchFolder {
     kill(pid, 0) == 0 || errno == EPERM
   }
 
+  /// `text` from a manifest (a shard's, perhaps hostile) as one line for a terminal: control
+  /// characters, escape sequences' ESC among them, become U+FFFD.
+  static func printable(_ text: String) -> String {
+    String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "\u{FFFD}" : $0 }))
+  }
+
   /// Writes the manifest of `dir` as what is there merged with `entries`, under the lock: the
   /// entries of `presets` are replaced by `entries`; every other preset's entries stay (another
   /// batch's, a subset not re-run), except those naming a path an entry of `entries` names now,

@@ -94,7 +94,7 @@ enum BatchCommand {
       stderr.write(String(format: "\(verb): %d presets, %d outputs rendered, %d skipped, %d failed in %.1f s\n", presets, count(.rendered), count(.skipped), count(.failed), report.seconds))
     }
     if !failed.isEmpty {
-      stderr.write("Failed presets:\n" + failed.map { "  \($0.name): \($0.error)\n" }.joined())
+      stderr.write("Failed presets:\n" + failed.map { "  \($0.name): \(BatchFolder.printable($0.error))\n" }.joined())
     }
     if parsed.has("json") { stdout.write(report.manifest.text()) }
     return failed.isEmpty ? 0 : 1
