@@ -537,6 +537,7 @@ public enum Batch {
     var staged: [(tmp: String, dst: String)] = []
     do {
       for (i, c) in copies.enumerated() {
+        try Cancellation.check()
         let tmp = temporaryPath(for: c.dst, tag: "m\(i)")
         staged.append((tmp, c.dst))
         try copyFile(c.src, to: tmp)

@@ -37,6 +37,7 @@ enum BatchCommand {
       for flag in ["shard", "shards", "dry-run", "force", "jobs", "size", "scale", "fps", "duration"] where parsed.has(flag) {
         throw InputError("--\(flag): not used with --merge; expected loopsmith batch --merge DIR... --out DIR [--gallery]")
       }
+      Cancellation.installHandlers()  // a stopped merge removes its copies and renames nothing
       let report = try Batch.merge(parsed.positionals, into: out, gallery: parsed.has("gallery"))
       return finish(report, parsed: parsed, stdout: stdout, stderr: stderr, verb: "merged")
     }
