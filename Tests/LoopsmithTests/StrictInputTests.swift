@@ -68,7 +68,7 @@ import _TestSupport
   }
 
   @Test func strictJSONAcceptsWhatTheGrammarAllows() {
-    for text in [#"{"a": [1, -0.5e-3, true, false, null, "\u00e9\n\"", {}], "b": {"a": 1}, "é": 2, "e": 3}"#, "[]", " 5 ", #""x""#] {
+    for text in [#"{"a": [1, -0.5e-3, true, false, null, "\u00e9\n\"", {}], "b": {"a": 1}, "é": 2, "e": 3}"#, "[]", " 5 ", #""x""#, "\u{FEFF}{}"] {
       #expect(Self.jsonError(text) == nil, "\(text)")
     }
   }
