@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Set from a signal handler when SIGINT or SIGTERM arrives; renders check it between frames.
+/// Set when SIGINT, SIGTERM or SIGHUP arrives; renders check it between frames, during the final
+/// flush of an encoder and before an output is renamed into place.
 ///
 /// The flag is an `Atomic<Int32>`: lock-free, so a signal handler may store to it, and render
 /// threads read it without a data race (a plain Int32 was one, to ThreadSanitizer and in fact).
@@ -37,7 +38,8 @@ public enum Cancellation {
     if #available(macOS 15.0, *) { flag.store(0, ordering: .relaxed) } else { legacyFlag.pointee = 0 }
   }
 
-  /// Makes SIGINT and SIGTERM only record the signal, and ignores SIGPIPE so a closed stdout
+  /// Makes SIGINT, SIGTERM and SIGHUP only record the signal (a closed terminal or a scheduler's
+  /// hang-up stops a render like SIGTERM, exit 128 + 1, and leaves no temporaries), and ignores SIGPIPE so a closed stdout
   /// (`-o -` into a pipe that quit) is a write error, not a silent death.
   ///
   /// Both signals are blocked in the calling thread, and so in every thread started after it,
@@ -54,7 +56,7 @@ public enum Cancellation {
       if #available(macOS 15.0, *) { _ = flag.load(ordering: .relaxed) }
       var stops = sigset_t()
       sigemptyset(&stops)
-      for s in [SIGINT, SIGTERM] {
+      for s in [SIGINT, SIGTERM, SIGHUP] {
         _ = Glibc.signal(s) { received in Cancellation.request(received) }
         sigaddset(&stops, s)
       }

@@ -39,6 +39,7 @@ public struct Preset: Sendable {
   /// Decodes preset JSON.
   public static func decode(_ data: Data, name: String, path: String) throws -> Preset {
     guard String(data: data, encoding: .utf8) != nil else { throw InputError("\(path): not UTF-8 text; expected a JSON object") }
+    try StrictJSON.check(data, file: path)
     let json: Any
     do {
       json = try JSONSerialization.jsonObject(with: data, options: [])
@@ -103,12 +104,8 @@ public struct Preset: Sendable {
     r.rightToLeft = try bool("rtl")
     r.maxSpeedChange = try number("maxSpeedChange")
     // Files a preset names sit beside it: a relative path is read from the preset's folder.
-    func besideThePreset(_ file: String?) -> String? {
-      guard let file, !file.hasPrefix("/") else { return file }
-      return ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(file)
-    }
-    r.audio = besideThePreset(try string("audio"))
-    r.levels = besideThePreset(try string("levels"))
+    r.audio = try string("audio").map { try Confinement.path($0, in: (path as NSString).deletingLastPathComponent, field: "audio", file: path) }
+    r.levels = try string("levels").map { try Confinement.path($0, in: (path as NSString).deletingLastPathComponent, field: "levels", file: path) }
     if let v = object["transition"] {
       // "rain:snow" or ["rain", "snow"]; the names are checked with the effect's own.
       if let text = v as? String {

@@ -87,7 +87,11 @@ public enum RenderPipeline {
     }
     var files: [WrittenFile] = []
     do {
-      for writer in writers { files.append(try writer.finish()) }
+      // A signal during the flush (an encoder's lookahead can take seconds) or after it stops the
+      // render like one between frames: no output is renamed into place.
+      for writer in writers { try writer.flush(interrupt: Cancellation.check) }
+      try Cancellation.check()
+      for writer in writers { files.append(try writer.commit()) }
     } catch {
       writers.forEach { $0.cancel() }
       // Files already renamed into place are complete and stay; say which one failed.

@@ -40,8 +40,8 @@ import _TestSupport
     #expect(byPreset["a-short"]?["status"] as? String == "rendered")
     #expect(byPreset["b-long"]?["status"] as? String == "failed")
     #expect(byPreset["c-never"] == nil)
-    // Only finished files, and no temporaries, are in the folder.
+    // Only finished files and the folder's lock file, no temporaries, are in the folder.
     let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-    #expect(files == ["a-short.y4m", "manifest.json"] || files == ["a-short.y4m", "manifest.json", "posters"], "\(files)")
+    #expect(files == [".loopsmith-lock", "a-short.y4m", "manifest.json"] || files == [".loopsmith-lock", "a-short.y4m", "manifest.json", "posters"], "\(files)")
   }
 }

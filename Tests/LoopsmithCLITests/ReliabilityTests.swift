@@ -102,7 +102,7 @@ import _TestSupport
     (["render", "color-orbs", "-o", "out.mp4", "--fps", "-1"], 2, "--fps: '-1' is not valid; expected a whole number from 1 to 240"),
     (["render", "color-orbs", "-o", "out.mp4", "--fps", "99999999999999999999"], 2, "--fps: '99999999999999999999' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--fps", "241"], 2, "from 1 to 240"),
-    (["render", "color-orbs", "-o", "out.mp4", "--duration", "inf"], 2, "--duration: 'inf' is not valid; expected a finite number"),
+    (["render", "color-orbs", "-o", "out.mp4", "--duration", "inf"], 2, "--duration: 'inf' is not valid; expected a decimal number, like 2.5"),
     (["render", "color-orbs", "-o", "out.mp4", "--duration", "0"], 2, "--duration: '0.0' is not valid; expected seconds above 0"),
     (["render", "color-orbs", "-o", "out.mp4", "--duration", "1e300"], 2, "at most 3600"),
     (["render", "color-orbs", "-o", "out.mp4", "--crf", "-inf"], 2, "--crf: '-inf' is not valid; expected a whole number"),
@@ -111,7 +111,7 @@ import _TestSupport
     (["render", "color-orbs", "-o", "out.mp4", "--threads", "0"], 2, "--threads: '0' is not valid; expected a whole number from 1 to 256"),
     (["render", "color-orbs", "-o", "out.mp4", "--threads", "1e9"], 2, "--threads: '1e9' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--encoder-threads", "65"], 2, "--encoder-threads: '65' is not valid"),
-    (["render", "color-orbs", "-o", "out.mp4", "--scale", "nan"], 2, "--scale: 'nan' is not valid; expected a finite number"),
+    (["render", "color-orbs", "-o", "out.mp4", "--scale", "nan"], 2, "--scale: 'nan' is not valid; expected a decimal number, like 2.5"),
     (["render", "color-orbs", "-o", "out.mp4", "--scale", "0"], 2, "--scale: '0' is not valid; expected a number above 0"),
     (["render", "color-orbs", "-o", "out.mp4", "--scale", "1e308"], 2, "--scale: '1e+308' is not valid"),
     (["render", "voice-orb", "-o", "out.webm", "--level", "nan"], 2, "--set level: 'nan' is not valid; expected a number from 0 to 1"),
@@ -260,7 +260,8 @@ import _TestSupport
 
   // MARK: - Signals
 
-  @Test(arguments: [(SIGINT, Int32(130), "Error: interrupted\n"), (SIGTERM, Int32(143), "Error: terminated (signal 15)\n")])
+  @Test(arguments: [(SIGINT, Int32(130), "Error: interrupted\n"), (SIGTERM, Int32(143), "Error: terminated (signal 15)\n"),
+                    (SIGHUP, Int32(129), "Error: terminated (signal 1)\n")])
   func aSignalStopsARenderPromptlyAndLeavesTheOldFile(signal: Int32, status: Int32, message: String) throws {
     let dir = TemporaryDirectory()
     let out = dir.path("loop.mp4")

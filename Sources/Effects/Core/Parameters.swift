@@ -77,7 +77,7 @@ public struct ParameterSpec: Hashable, Sendable {
     let t = text.trimmingCharacters(in: .whitespaces)
     switch kind {
     case .number(let range):
-      guard let v = Double(t), v.isFinite else { throw ParameterError(self, given: text) }
+      guard let v = DecimalText.double(t) else { throw ParameterError(self, given: text) }
       guard range.contains(v) else { throw ParameterError(self, given: text) }
       return .number(v)
     case .color:
@@ -110,7 +110,7 @@ public struct ParameterSpec: Hashable, Sendable {
       for part in t.split(separator: ",", omittingEmptySubsequences: false) {
         let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
         guard pieces.count == 2, let name = ParameterSpec.match(String(pieces[0]).trimmingCharacters(in: .whitespaces), options),
-              let seconds = Double(pieces[1].trimmingCharacters(in: .whitespaces)), seconds.isFinite, seconds > 0, seconds <= 3600
+              let seconds = DecimalText.double(pieces[1].trimmingCharacters(in: .whitespaces)), seconds > 0, seconds <= 3600
         else { throw ParameterError(self, given: text, detail: "'\(part)' is not name:seconds") }
         steps.append(.init(value: name, seconds: seconds))
       }

@@ -59,13 +59,13 @@ public struct LevelTrack: Hashable, Sendable, Codable {
       if line.isEmpty || line.hasPrefix("#") { continue }
       let fields = line.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\t" })
         .map { $0.trimmingCharacters(in: .whitespaces) }
-      if fields.count == 2, let t = Double(fields[0]), let l = Double(fields[1]), t.isFinite, l.isFinite {
+      if fields.count == 2, let t = DecimalText.double(fields[0]), let l = DecimalText.double(fields[1]) {
         times.append(t)
         levels.append(l)
       } else if index == 0 {
         continue  // a header
       } else {
-        throw LevelTrackError(line: index + 1, text: String(line))
+        throw LevelTrackError(line: index + 1, raw: raw)
       }
     }
     self.init(times: times, levels: levels, interpolation: interpolation)
@@ -108,8 +108,40 @@ public struct LevelTrack: Hashable, Sendable, Codable {
 }
 
 /// A line of a level file that is not `time,level`.
+///
+/// It names the line and column, never the text: a level file may be any file a preset names
+/// (`/etc/shadow`), and this message goes to stderr, the batch manifest and its gallery.
 public struct LevelTrackError: Error, CustomStringConvertible, Sendable {
   public let line: Int
-  public let text: String
-  public var description: String { "line \(line): '\(text)' is not time,level (two numbers)" }
+  /// 1-based, in characters: where the first field that is not a decimal number starts.
+  public let column: Int
+  /// How many fields the line holds.
+  public let fields: Int
+
+  public init(line: Int, column: Int, fields: Int) { (self.line, self.column, self.fields) = (line, column, fields) }
+
+  init(line: Int, raw: Substring) {
+    var fields: [(start: Int, text: String)] = []
+    var start = 1, current = ""
+    for (offset, c) in raw.enumerated() {
+      if c == "," || c == ";" || c == "\t" {
+        fields.append((start, current))
+        (start, current) = (offset + 2, "")
+      } else {
+        current.append(c)
+      }
+    }
+    fields.append((start, current))
+    var column = fields.count > 2 ? fields[2].start : 1
+    for f in fields.prefix(2) where DecimalText.double(f.text.trimmingCharacters(in: .whitespacesAndNewlines)) == nil {
+      let blanks: Int = f.text.prefix(while: { $0 == " " || $0 == "\t" }).count
+      column = f.start + blanks
+      break
+    }
+    self.init(line: line, column: column, fields: fields.count)
+  }
+
+  public var description: String {
+    "line \(line), column \(column): expected time,level (two decimal numbers)\(fields == 2 ? "" : ", found \(fields) field\(fields == 1 ? "" : "s")")"
+  }
 }

@@ -107,14 +107,34 @@ public struct BatchManifest: Sendable {
   }
 
   /// The manifest in `dir`, or nil when there is none; a manifest that cannot be read is an error.
+  ///
+  /// A manifest may come from elsewhere (a shard's folder, an artifact): its `path`s must stay in
+  /// `dir` and its preset names be plain file names, or it is refused (exit 2) before anything
+  /// reads, copies or removes a file it names.
   public static func read(dir: String) throws -> BatchManifest? {
     let path = (dir as NSString).appendingPathComponent(fileName)
     guard FileManager.default.fileExists(atPath: path) else { return nil }
-    guard let data = FileManager.default.contents(atPath: path),
-      let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 64 << 20 else {
+      throw InputError("\(path): not a regular file under 64 MiB; expected a batch manifest")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else { throw InputError("\(path): cannot read the file") }
+    try StrictJSON.check(data, file: path)
+    guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
       let rows = object["outputs"] as? [[String: Any]]
     else { throw InputError("\(path): not a batch manifest; expected a JSON object with 'outputs'") }
-    return BatchManifest(entries: rows.compactMap(BatchEntry.init(json:)))
+    var entries: [BatchEntry] = []
+    for (i, row) in rows.enumerated() {
+      guard let e = BatchEntry(json: row) else {
+        throw InputError("\(path): 'outputs[\(i)]': expected an object with 'preset' and 'status' (rendered, skipped or failed)")
+      }
+      guard Batch.isPlainName(e.preset) else {
+        throw InputError("\(path): 'outputs[\(i)].preset': not a plain file name; expected a preset name without '/', '\\' or a leading '.'")
+      }
+      if let p = e.path { _ = try Confinement.path(p, in: dir, field: "outputs[\(i)].path", file: path) }
+      entries.append(e)
+    }
+    return BatchManifest(entries: entries)
   }
 
   /// Writes `DIR/manifest.json` through a temporary file and a rename, so readers never see half.
@@ -124,15 +144,41 @@ public struct BatchManifest: Sendable {
 }
 
 /// Writes text to `path` through a temporary file in the same folder and a rename.
+///
+/// The temporary is `.NAME.PID-w.loopsmith-tmp`, created exclusively and never through a link;
+/// a run after a SIGKILL finds it by its dead process id and removes it.
 func writeAtomically(_ text: String, to path: String) throws {
-  let tmp = path + ".tmp-\(getpid())"
-  guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8)) else {
-    throw RenderFailure("\(path): cannot write the file")
+  let tmp = temporaryPath(for: path, tag: "w")
+  unlink(tmp)  // ours (this pid), from a write that failed before its rename
+  let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+  guard fd >= 0 else { throw RenderFailure("\(path): cannot write the file: \(String(cString: strerror(errno)))") }
+  let bytes = Array(text.utf8)
+  var written = 0
+  while written < bytes.count {
+    let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    if n < 0 && errno == EINTR { continue }
+    guard n > 0 else {
+      let reason = String(cString: strerror(errno))
+      close(fd)
+      unlink(tmp)
+      throw RenderFailure("\(path): cannot write the file: \(reason)")
+    }
+    written += n
+  }
+  guard fsync(fd) == 0, close(fd) == 0 else {
+    unlink(tmp)
+    throw RenderFailure("\(path): cannot write the file: \(String(cString: strerror(errno)))")
   }
   guard rename(tmp, path) == 0 else {
     unlink(tmp)
     throw RenderFailure("\(path): cannot rename the temporary file into place (\(String(cString: strerror(errno))))")
   }
+}
+
+/// `.NAME.PID-TAG.loopsmith-tmp` beside `path`: hidden, and owned by this process by its name.
+func temporaryPath(for path: String, tag: String) -> String {
+  let folder = (path as NSString).deletingLastPathComponent
+  return (folder as NSString).appendingPathComponent(".\((path as NSString).lastPathComponent).\(getpid())-\(tag)\(BatchFolder.temporarySuffix)")
 }
 
 /// What `--dry-run` reports for one preset.
@@ -185,7 +231,7 @@ public enum Batch {
       }
       for file in files {
         let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-        guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.contains("\\") else {
+        guard isPlainName(name) else {
           throw InputError("\(file): the preset name '\(name)' would escape the output folder; expected a plain file name")
         }
         let standard = URL(fileURLWithPath: file).standardizedFileURL.path
@@ -197,6 +243,12 @@ public enum Batch {
       }
     }
     return byName.values.sorted { $0.name < $1.name }
+  }
+
+  /// Whether `name` can name files in the output folder: not empty, no `/`, `\`, NUL, and no
+  /// leading `.` (hidden, `..`).
+  static func isPlainName(_ name: String) -> Bool {
+    !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\\") && !name.contains("\0")
   }
 
   /// A preset made ready: its job, its outputs in the folder and its up-to-date key, or its error.
@@ -250,7 +302,9 @@ public enum Batch {
     return SHA256.hex(lines.joined(separator: "\n"))
   }
 
-  /// Whether `previous` records every output of `p` made with the same key, and the files are there.
+  /// Whether `previous` records every output of `p` made with the same key, and the files are there
+  /// with the recorded SHA-256 (a file of the same size holding other frames, left by a killed
+  /// batch or edited by hand, is rendered again).
   static func isUpToDate(_ p: Prepared, previous: [String: [BatchEntry]], dir: String) -> [BatchEntry]? {
     guard let key = p.key, let old = previous[p.source.name] else { return nil }
     var out: [BatchEntry] = []
@@ -258,7 +312,8 @@ public enum Batch {
       guard let e = old.first(where: { $0.path == name }), e.status != .failed, e.key == key else { return nil }
       let path = (dir as NSString).appendingPathComponent(name)
       guard let attrs = try? FileManager.default.attributesOfItem(atPath: path),
-        (attrs[.size] as? NSNumber)?.int64Value == e.bytes
+        attrs[.type] as? FileAttributeType == .typeRegular, (attrs[.size] as? NSNumber)?.int64Value == e.bytes,
+        let recorded = e.sha256, SHA256.hex(ofFile: path) == recorded
       else { return nil }
       out.append(e)
     }
@@ -321,6 +376,7 @@ public enum Batch {
     } catch {
       throw RenderFailure("\(dir): cannot create the output folder")
     }
+    try BatchFolder.withLock(dir) { BatchFolder.removeStaleTemporaries(in: dir) }
     let previous = try previousEntries(dir)
     let perJob = threadsPerJob(cores: cores, jobs: jobs)
     let prepared = sources.map { prepare($0, options: options, threads: perJob) }
@@ -352,18 +408,16 @@ public enum Batch {
     if let signal = Cancellation.signal {
       // Stopped: the manifest still tells the truth. Presets that finished are listed as they
       // ended (the one cut short as failed, so the next run renders it), presets never reached
-      // keep what the previous manifest said of them, and no file is listed that is not there.
-      var kept: [BatchEntry] = []
-      for (p, entries) in zip(prepared, results.all) {
-        kept += entries.isEmpty ? (previous[p.source.name] ?? []) : entries
-      }
-      try BatchManifest(entries: kept).write(dir: dir)
+      // keep what the manifest said of them, and no file is listed that is not there.
+      let done = zip(prepared, results.all).filter { !$0.1.isEmpty }
+      try BatchFolder.mergeManifest(dir, presets: Set(done.map(\.0.source.name)), entries: done.flatMap(\.1))
       throw Interrupted(signal: signal)
     }
-    let manifest = BatchManifest(entries: results.all.flatMap { $0 })
-    try manifest.write(dir: dir)
-    if options.gallery { try Gallery.write(manifest, dir: dir) }
-    return BatchReport(manifest: manifest, seconds: Date().timeIntervalSince(start))
+    // Merged, never replaced: presets of other batches (run at once into this folder, or a subset
+    // run before) keep their entries.
+    let entries = results.all.flatMap { $0 }
+    try BatchFolder.mergeManifest(dir, presets: Set(prepared.map(\.source.name)), entries: entries, gallery: options.gallery)
+    return BatchReport(manifest: BatchManifest(entries: entries), seconds: Date().timeIntervalSince(start))
   }
 
   static func renderOne(_ p: Prepared, options: BatchOptions, previous: [String: [BatchEntry]]) -> [BatchEntry] {
@@ -422,15 +476,25 @@ public enum Batch {
   }
 
   /// `--merge`: the shards' manifests as one, their files copied into `out` (when it is another
-  /// folder). A preset in two shards is an error (exit 2).
+  /// folder). All or nothing: every manifest is read and checked (its paths confined to its
+  /// folder, each preset and each path in one shard only, each file there) before anything is
+  /// copied; the files are copied to temporaries beside their places and renamed only when all
+  /// copies succeeded. A preset or path in two shards is an error (exit 2).
   public static func merge(_ dirs: [String], into out: String, gallery: Bool) throws -> BatchReport {
     let start = Date()
     guard !dirs.isEmpty else { throw InputError("--merge needs the shards' output folders; expected loopsmith batch --merge DIR... --out DIR") }
     let fm = FileManager.default
-    try? fm.createDirectory(atPath: out, withIntermediateDirectories: true)
-    let outPath = URL(fileURLWithPath: out).standardizedFileURL.path
+    do {
+      try fm.createDirectory(atPath: out, withIntermediateDirectories: true)
+    } catch {
+      throw RenderFailure("\(out): cannot create the output folder")
+    }
+    try BatchFolder.withLock(out) { BatchFolder.removeStaleTemporaries(in: out) }
+    let outPath = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath().path
     var from: [String: String] = [:]
+    var pathFrom: [String: String] = [:]
     var entries: [BatchEntry] = []
+    var copies: [(src: String, dst: String)] = []
     for dir in dirs {
       guard let manifest = try BatchManifest.read(dir: dir) else {
         throw InputError("\(dir): no \(BatchManifest.fileName); expected the output folder of a batch shard")
@@ -439,32 +503,97 @@ public enum Batch {
         if let other = from[preset] { throw InputError("preset '\(preset)' is in both \(other) and \(dir); expected disjoint shards") }
         from[preset] = dir
       }
-      let same = URL(fileURLWithPath: dir).standardizedFileURL.path == outPath
       for e in manifest.entries {
-        if !same, let path = e.path, e.status != .failed {
-          let src = (dir as NSString).appendingPathComponent(path), dst = (out as NSString).appendingPathComponent(path)
-          try? fm.removeItem(atPath: dst)
-          do { try fm.copyItem(atPath: src, toPath: dst) } catch {
-            throw RenderFailure("\(src): cannot copy into \(out)")
-          }
-        }
-        if !same {
-          let poster = Gallery.posterName(e.preset)
-          let src = (dir as NSString).appendingPathComponent(poster)
-          if fm.fileExists(atPath: src) {
-            try? fm.createDirectory(atPath: (out as NSString).appendingPathComponent("posters"), withIntermediateDirectories: true)
-            let dst = (out as NSString).appendingPathComponent(poster)
-            try? fm.removeItem(atPath: dst)
-            try? fm.copyItem(atPath: src, toPath: dst)
-          }
-        }
+        guard let path = e.path else { continue }
+        if let other = pathFrom[path] { throw InputError("'\(path)' is written by both \(other) and \(dir); expected disjoint shards") }
+        pathFrom[path] = dir
+      }
+      let same = URL(fileURLWithPath: dir).standardizedFileURL.resolvingSymlinksInPath().path == outPath
+      let manifestFile = (dir as NSString).appendingPathComponent(BatchManifest.fileName)
+      for (i, e) in manifest.entries.enumerated() {
         entries.append(e)
+        guard !same else { continue }
+        if let path = e.path, e.status != .failed {
+          let src = try Confinement.path(path, in: dir, field: "outputs[\(i)].path", file: manifestFile)
+          guard isRegularFile(src) else {
+            throw InputError("\(src): listed in \(manifestFile) but not a regular file there; expected the shard's output")
+          }
+          copies.append((src, try Confinement.path(path, in: out, field: "outputs[\(i)].path", file: manifestFile)))
+        }
+        let poster = Gallery.posterName(e.preset)
+        let src = (dir as NSString).appendingPathComponent(poster)
+        if isRegularFile(src), Confinement.isInside(src, folder: dir), !copies.contains(where: { $0.src == src }) {
+          copies.append((src, (out as NSString).appendingPathComponent(poster)))
+        }
       }
     }
-    let manifest = BatchManifest(entries: entries)
-    try manifest.write(dir: out)
-    if gallery { try Gallery.write(manifest, dir: out) }
-    return BatchReport(manifest: manifest, seconds: Date().timeIntervalSince(start))
+    if copies.contains(where: { $0.dst.hasPrefix((out as NSString).appendingPathComponent("posters/")) }) {
+      try? fm.createDirectory(atPath: (out as NSString).appendingPathComponent("posters"), withIntermediateDirectories: true)
+      guard Confinement.isInside((out as NSString).appendingPathComponent("posters"), folder: out) else {
+        throw InputError("\(out)/posters: leaves the output folder through a symbolic link; expected a folder")
+      }
+    }
+    // Copy everything to temporaries first; only when every copy is whole are they renamed.
+    var staged: [(tmp: String, dst: String)] = []
+    do {
+      for (i, c) in copies.enumerated() {
+        try Cancellation.check()
+        let tmp = temporaryPath(for: c.dst, tag: "m\(i)")
+        staged.append((tmp, c.dst))
+        try copyFile(c.src, to: tmp)
+      }
+      try Cancellation.check()
+    } catch {
+      for s in staged { unlink(s.tmp) }
+      throw error
+    }
+    for (i, s) in staged.enumerated() where rename(s.tmp, s.dst) != 0 {
+      let reason = String(cString: strerror(errno))
+      for rest in staged[i...] { unlink(rest.tmp) }
+      throw RenderFailure("\(s.dst): cannot rename the copy into place: \(reason)")
+    }
+    let shards = Set(entries.map(\.preset))
+    try BatchFolder.mergeManifest(out, presets: shards, entries: entries, gallery: gallery)
+    return BatchReport(manifest: BatchManifest(entries: entries), seconds: Date().timeIntervalSince(start))
+  }
+
+  static func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+  }
+
+  /// Copies `src` (a regular file) to `dst`, a new file (never through a link), and syncs it.
+  static func copyFile(_ src: String, to dst: String) throws {
+    let input = open(src, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard input >= 0 else { throw RenderFailure("\(src): cannot open the file: \(String(cString: strerror(errno)))") }
+    defer { close(input) }
+    var info = stat()
+    guard fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw InputError("\(src): not a regular file; expected a shard's output") }
+    unlink(dst)  // ours (this pid's name), from an earlier failed attempt
+    let output = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    guard output >= 0 else { throw RenderFailure("\(dst): cannot create the file: \(String(cString: strerror(errno)))") }
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    func fail(_ what: String) -> RenderFailure {
+      let e = RenderFailure("\(dst): \(what): \(String(cString: strerror(errno)))")
+      close(output)
+      unlink(dst)
+      return e
+    }
+    while true {
+      let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n < 0 { throw fail("cannot read \(src)") }
+      if n == 0 { break }
+      var done = 0
+      while done < n {
+        let w = buffer[done..<n].withUnsafeBytes { write(output, $0.baseAddress, $0.count) }
+        if w < 0 && errno == EINTR { continue }
+        guard w > 0 else { throw fail("cannot write the copy") }
+        done += w
+      }
+    }
+    guard fsync(output) == 0 else { throw fail("fsync failed") }
+    close(output)
   }
 }
 

@@ -86,10 +86,37 @@ public enum Gallery {
     }
   }
 
+  /// `s` as HTML text or a quoted attribute value: `& < > " ' \`` as character references, and
+  /// control characters (which HTML forbids; a manifest may hold any) as U+FFFD.
   static func escape(_ s: String) -> String {
-    s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-      .replacingOccurrences(of: "'", with: "&#39;")
+    var out = ""
+    out.unicodeScalars.reserveCapacity(s.unicodeScalars.count)
+    for c in s.unicodeScalars {
+      switch c {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"": out += "&quot;"
+      case "'": out += "&#39;"
+      case "`": out += "&#96;"
+      case "\t", "\n": out.unicodeScalars.append(c)
+      case _ where c.value < 0x20 || (0x7F...0x9F).contains(c.value): out += "\u{FFFD}"
+      default: out.unicodeScalars.append(c)
+      }
+    }
+    return out
+  }
+
+  /// A path relative to the page as a URL in an attribute: each component percent-encoded (so
+  /// `#`, `?`, `%`, `:` and spaces stay part of the name), `./` first so that no name reads as a
+  /// scheme (`javascript:`), then escaped for the attribute.
+  static func url(_ path: String) -> String {
+    var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(0x7F)))
+    allowed.insert(charactersIn: "-._~")
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false).map { part in
+      String(part).addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+    return escape("./" + parts.joined(separator: "/"))
   }
 
   /// The page's HTML: one figure per output, in manifest order.
@@ -104,17 +131,17 @@ public enum Gallery {
         figures.append("  <figure class=\"failed\"><figcaption><b>\(escape(e.preset))</b> \(escape(path)) failed: \(escape(e.error ?? ""))</figcaption></figure>")
         continue
       }
-      let src = escape(path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)
+      let src = url(path)
       let poster = posterName(e.preset)
       let hasPoster = FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(poster))
-      let posterAttr = hasPoster ? " poster=\"\(escape(poster))\"" : ""
+      let posterAttr = hasPoster ? " poster=\"\(url(poster))\"" : ""
       let caption = "<figcaption><b>\(escape(e.preset))</b> \(escape(path)) · \(e.width)×\(e.height) · \(e.frames) frames, \(ParameterValueFormat.seconds(e.duration)) s</figcaption>"
       let body: String
       if let format = e.format, let type = mime(format) {
-        let typeAttr = e.codecs.map { "\(type); codecs=\"\($0)\"" } ?? type
+        let typeAttr = escape(e.codecs.map { "\(type); codecs=\"\($0)\"" } ?? type)
         body = """
               <video muted autoplay loop playsinline preload="auto" width="\(e.width)" height="\(e.height)"\(posterAttr) data-duration="\(e.duration)">
-                <source src="\(src)" type='\(typeAttr)'>
+                <source src="\(src)" type="\(typeAttr)">
               </video>
           """
       } else if ["gif", "apng", "webp", "png"].contains(e.format ?? "") {

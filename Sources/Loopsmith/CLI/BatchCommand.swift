@@ -37,6 +37,7 @@ enum BatchCommand {
       for flag in ["shard", "shards", "dry-run", "force", "jobs", "size", "scale", "fps", "duration"] where parsed.has(flag) {
         throw InputError("--\(flag): not used with --merge; expected loopsmith batch --merge DIR... --out DIR [--gallery]")
       }
+      Cancellation.installHandlers()  // a stopped merge removes its copies and renames nothing
       let report = try Batch.merge(parsed.positionals, into: out, gallery: parsed.has("gallery"))
       return finish(report, parsed: parsed, stdout: stdout, stderr: stderr, verb: "merged")
     }
@@ -88,7 +89,7 @@ enum BatchCommand {
       stderr.write(String(format: "\(verb): %d presets, %d outputs rendered, %d skipped, %d failed in %.1f s\n", presets, count(.rendered), count(.skipped), count(.failed), report.seconds))
     }
     if !failed.isEmpty {
-      stderr.write("Failed presets:\n" + failed.map { "  \($0.name): \($0.error)\n" }.joined())
+      stderr.write("Failed presets:\n" + failed.map { "  \($0.name): \(BatchFolder.printable($0.error))\n" }.joined())
     }
     if parsed.has("json") { stdout.write(report.manifest.text()) }
     return failed.isEmpty ? 0 : 1

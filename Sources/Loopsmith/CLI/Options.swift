@@ -1,3 +1,5 @@
+import Effects
+
 /// One command-line option: its names, whether it takes a value, and its help.
 struct OptionSpec {
   let long: String
@@ -24,14 +26,14 @@ struct ParsedArguments {
   /// The last value of `--name` as a whole number, nil when absent.
   func int(_ name: String) throws -> Int? {
     guard let v = last(name) else { return nil }
-    guard let n = Int(v) else { throw InputError("--\(name): '\(v)' is not valid; expected a whole number") }
+    guard let n = DecimalText.int(v) else { throw InputError("--\(name): '\(v)' is not valid; expected a whole number") }
     return n
   }
 
   /// The last value of `--name` as a finite number, nil when absent.
   func double(_ name: String) throws -> Double? {
     guard let v = last(name) else { return nil }
-    guard let n = Double(v), n.isFinite else { throw InputError("--\(name): '\(v)' is not valid; expected a finite number") }
+    guard let n = DecimalText.double(v) else { throw InputError("--\(name): '\(v)' is not valid; expected a decimal number, like 2.5") }
     return n
   }
 
@@ -43,7 +45,7 @@ struct ParsedArguments {
     while i < args.count {
       let arg = args[i]
       i += 1
-      if onlyPositionals || arg == "-" || !arg.hasPrefix("-") || Double(arg) != nil {
+      if onlyPositionals || arg == "-" || !arg.hasPrefix("-") || DecimalText.double(arg) != nil {
         positionals.append(arg)
         continue
       }
@@ -73,7 +75,7 @@ struct ParsedArguments {
           value = inline
         } else {
           // The next word is the value unless it is another option (a negative number is a value).
-          guard i < args.count, !(args[i].hasPrefix("--") && Double(args[i]) == nil) else {
+          guard i < args.count, !(args[i].hasPrefix("--") && DecimalText.double(args[i]) == nil) else {
             throw InputError("Missing value for '--\(name)'; expected \(placeholder).")
           }
           value = args[i]

@@ -307,8 +307,9 @@ final class Encoder {
   }
 
   /// Writes every packet the encoder has ready.
-  private func drain() throws {
+  private func drain(interrupt: () throws -> Void = {}) throws {
     while true {
+      try interrupt()
       let code = avcodec_receive_packet(context.pointer, packet.pointer)
       if code == errorAgain || code == errorEOF { return }  // wants input, or done
       try check(code, "avcodec_receive_packet", path: path)
@@ -323,9 +324,9 @@ final class Encoder {
 
   /// Flushes the encoder (ENCODING L4), checks that every frame became a packet, writes the
   /// trailer and closes the file.
-  func finish() throws {
+  func finish(interrupt: () throws -> Void = {}) throws {
     try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL)", path: path)
-    try drain()
+    try drain(interrupt: interrupt)
     // libwebp_anim hands back the whole animation as one packet at the end.
     let expected = settings.codec == .webp ? 1 : framesSent
     if packetsWritten != expected {

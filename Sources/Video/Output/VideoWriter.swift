@@ -32,7 +32,7 @@ public final class VideoWriter {
   private var appended = 0
   private var state: State = .open
 
-  private enum State { case open, finished, failed }
+  private enum State { case open, flushed, finished, failed }
 
   public init(_ settings: OutputSettings) throws {
     try settings.validate()
@@ -86,19 +86,39 @@ public final class VideoWriter {
 
   /// Flushes the encoder, closes the file and renames it onto the path.
   public func finish() throws -> WrittenFile {
-    guard state == .open else { throw VideoError.io("\(settings.path): the writer is already \(state == .finished ? "finished" : "failed or cancelled")") }
+    try flush()
+    return try commit()
+  }
+
+  /// Flushes the encoder and closes the temporary file, not yet at the path (`commit()` puts it
+  /// there). `interrupt` is called between the packets of the flush, which may take a while (an
+  /// encoder's lookahead); whatever it throws cancels the writer, leaving no file.
+  public func flush(interrupt: () throws -> Void = {}) throws {
+    guard state == .open else { throw VideoError.io("\(settings.path): the writer is already \(state == .failed ? "failed or cancelled" : state == .flushed ? "flushed" : "finished")") }
     guard appended == settings.frameCount else {
       fail()
       throw VideoError.invalidSettings("\(settings.path): \(appended) frames appended, but the settings promised \(settings.frameCount)")
     }
     do {
-      try encoder?.finish()
+      try interrupt()
+      try encoder?.finish(interrupt: interrupt)
       encoder = nil
       if y4mDescriptor >= 0 {
         let closed = close(y4mDescriptor)
         y4mDescriptor = -1
         if closed != 0 { throw VideoError.io("\(settings.path): close failed: \(String(cString: strerror(errno)))") }
       }
+    } catch {
+      fail()
+      throw error
+    }
+    state = .flushed
+  }
+
+  /// Renames the flushed file onto the path.
+  public func commit() throws -> WrittenFile {
+    guard state == .flushed else { throw VideoError.io("\(settings.path): the writer is \(state == .open ? "not flushed" : state == .failed ? "failed or cancelled" : "already finished")") }
+    do {
       try temporary?.commit()
     } catch {
       fail()
@@ -120,7 +140,7 @@ public final class VideoWriter {
 
   /// Stops writing and deletes the temporary file; an existing file at the path stays as it was.
   public func cancel() {
-    guard state == .open else { return }
+    guard state == .open || state == .flushed else { return }
     fail()
   }
 
@@ -135,6 +155,6 @@ public final class VideoWriter {
   }
 
   deinit {
-    if state == .open { fail() }
+    if state == .open || state == .flushed { fail() }
   }
 }
