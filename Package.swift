@@ -11,6 +11,7 @@ let package = Package(
   products: [
     .executable(name: "loopsmith", targets: ["loopsmith"]),
     .library(name: "Loopsmith", targets: ["Loopsmith"]),
+    .library(name: "LoopsmithCLI", targets: ["LoopsmithCLI"]),  // for fuzz/: the argument parser
     .library(name: "LoopsmithEffects", targets: ["Effects", "Raster", "Timing"]),
   ],
   targets: [
@@ -23,7 +24,9 @@ let package = Package(
     .target(name: "Effects", dependencies: ["Raster", "Timing"], swiftSettings: fast),
     .target(name: "Video", dependencies: ["CLibAV", "CHints", "Raster"], swiftSettings: fast),
     .target(name: "Loopsmith", dependencies: ["Raster", "Effects", "Timing", "Video"]),
-    .executableTarget(name: "loopsmith", dependencies: ["Loopsmith"]),
+    // The command line: arguments, help, terminal progress and exit codes, over the core above.
+    .target(name: "LoopsmithCLI", dependencies: ["Loopsmith", "Effects", "Timing", "Video"]),
+    .executableTarget(name: "loopsmith", dependencies: ["LoopsmithCLI"]),
     // `make bench`: frames a second and peak memory per effect; a benchmark, not a test.
     .executableTarget(name: "loopsmith-bench", dependencies: ["Loopsmith", "Video", "Effects", "Raster"]),
 
@@ -33,7 +36,7 @@ let package = Package(
     .testTarget(name: "EffectsTests", dependencies: ["Effects", "Raster", "Timing", "_TestSupport"]),
     .testTarget(name: "VideoTests", dependencies: ["Video", "Raster", "_TestSupport"]),
     .testTarget(name: "LoopsmithTests", dependencies: ["Loopsmith", "Video", "Effects", "Raster", "Timing", "_TestSupport"]),
-    .testTarget(name: "LoopsmithCLITests", dependencies: ["Loopsmith", "Video", "_TestSupport"]),
+    .testTarget(name: "LoopsmithCLITests", dependencies: ["LoopsmithCLI", "Loopsmith", "Video", "_TestSupport"]),
   ],
   swiftLanguageModes: [.v5]
 )

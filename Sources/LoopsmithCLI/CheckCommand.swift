@@ -1,4 +1,5 @@
 import Foundation
+import Loopsmith
 import Video
 
 enum CheckCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import Loopsmith
 
 enum BatchCommand {
   static let options: [OptionSpec] = [

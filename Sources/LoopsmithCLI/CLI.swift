@@ -1,11 +1,12 @@
 import Effects
 import Foundation
+import Loopsmith
 import Timing
 import Video
 
 /// The `loopsmith` command line: parses, calls the library, prints, and returns an exit status.
 public enum CLI {
-  public static let version = "0.1.0"
+  public static let version = loopsmithVersion
 
   static let overview = "Renders the SwiftUI Blocks effects into video files that loop without a seam."
 

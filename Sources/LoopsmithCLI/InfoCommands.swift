@@ -1,5 +1,6 @@
 import Effects
 import Foundation
+import Loopsmith
 import Timing
 import Video
 

@@ -1,3 +1,5 @@
+import Loopsmith
+
 /// One command-line option: its names, whether it takes a value, and its help.
 struct OptionSpec {
   let long: String
