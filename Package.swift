@@ -36,7 +36,7 @@ let package = Package(
     .testTarget(name: "EffectsTests", dependencies: ["Effects", "Raster", "Timing", "_TestSupport"]),
     .testTarget(name: "VideoTests", dependencies: ["Video", "Raster", "_TestSupport"]),
     .testTarget(name: "LoopsmithTests", dependencies: ["Loopsmith", "Video", "Effects", "Raster", "Timing", "_TestSupport"]),
-    .testTarget(name: "LoopsmithCLITests", dependencies: ["LoopsmithCLI", "Loopsmith", "Video", "_TestSupport"]),
+    .testTarget(name: "LoopsmithCLITests", dependencies: ["LoopsmithCLI", "Loopsmith", "Effects", "Video", "_TestSupport"]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -7,9 +7,13 @@ import Video
 enum ListCommand {
   static let options = [OptionSpec("json", "Print JSON on stdout.")]
 
+  static var help: String {
+    helpText(usage: "loopsmith list [--json]", overview: "Effects, their parameters and defaults, and presets.", arguments: [], options: options)
+  }
+
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
     if args.contains("-h") || args.contains("--help") {
-      stdout.write(helpText(usage: "loopsmith list [--json]", overview: "Effects, their parameters and defaults, and presets.", arguments: [], options: options) + "\n")
+      stdout.write(help + "\n")
       return 0
     }
     let parsed = try ParsedArguments(args, specs: options)
@@ -58,9 +62,13 @@ enum PlanCommand {
   static let options = RenderCommand.options.filter { !["output", "json", "quiet", "threads", "encoder-threads", "x264-preset", "out-dir", "codec", "crf", "bit-depth", "background"].contains($0.long) }
     + [OptionSpec("json", "Print the plan as JSON on stdout.")]
 
+  static var help: String {
+    helpText(usage: "loopsmith plan <effect | preset.json> [options]", overview: "Show how each moving layer is made periodic at the loop length.", arguments: [("<effect | preset.json>", "An effect name or a preset file.")], options: options)
+  }
+
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
     if args.contains("-h") || args.contains("--help") {
-      stdout.write(helpText(usage: "loopsmith plan <effect | preset.json> [options]", overview: "Show how each moving layer is made periodic at the loop length.", arguments: [("<effect | preset.json>", "An effect name or a preset file.")], options: options) + "\n")
+      stdout.write(help + "\n")
       return 0
     }
     let parsed = try ParsedArguments(args, specs: options)

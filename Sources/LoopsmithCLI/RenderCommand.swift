@@ -4,43 +4,35 @@ import Loopsmith
 import Video
 
 enum RenderCommand {
-  static let options: [OptionSpec] = [
-    OptionSpec("output", short: "o", value: "path", repeatable: true, "Output file; the extension picks the format (.mp4 .webm .mov .png .y4m; - is Y4M on stdout). Repeat for several."),
-    OptionSpec("size", value: "WxH", "Video size in pixels (default: the effect's size at --scale)."),
-    OptionSpec("fps", value: "n", "Frames per second (default: the seed's, 30 or 60)."),
-    OptionSpec("duration", value: "seconds", "Loop length (default: the shortest that keeps speed changes small); with --transition, the clip's length."),
-    OptionSpec("time", value: "seconds", "The moment a still shows; 0 is the Reduce Motion still."),
-    OptionSpec("still", "Reduce Motion: time held at 0, no lightning, the voice orb brightening."),
-    OptionSpec("scale", value: "s", "Pixels per point (default 3: 1080x1920 is a 360x640 pt screen)."),
+  /// The render settings' flags (`RenderSetting.all`), with the effect's parameters after the
+  /// frame's settings and the command line's own flags last.
+  static let options: [OptionSpec] = {
+    let settings = RenderSetting.all.map(OptionSpec.init(setting:))
+    let split = settings.firstIndex { $0.long == "audio" } ?? settings.endIndex
+    return Array(settings[..<split]) + parameterOptions + Array(settings[split...]) + ownOptions
+  }()
+
+  static let parameterOptions = [
     OptionSpec("set", value: "name=value", repeatable: true, "Set an effect parameter, e.g. colors=#ff2d55,#af52de or speed=0.6."),
     OptionSpec("weather", value: "name", "Shorthand for --set weather=NAME."),
     OptionSpec("state", value: "name", "Shorthand for --set state=NAME (voice orb)."),
     OptionSpec("level", value: "0...1", "Shorthand for --set level=N (voice orb)."),
-    OptionSpec("audio", value: "file", "Voice orb: a sound whose loudness drives the level frame by frame; muxed into the output (AAC in MP4, Opus in WebM)."),
-    OptionSpec("levels", value: "file", "Voice orb: levels over time, a CSV of seconds,level lines or a JSON list of [seconds, level] pairs."),
-    OptionSpec("transition", value: "from:to", "A clip from one weather or voice state to another (rain:snow, idle:speaking): it starts on frame 0 of the first one's loop and its next frame is frame 0 of the second one's."),
-    OptionSpec("rtl", "Right-to-left layout (the sun moves to the top left)."),
-    OptionSpec("appearance", value: "light|dark", "Which system palette colors resolve to (default dark)."),
-    OptionSpec("palette", value: "ios26|ios18", "The system color table (default ios26)."),
-    OptionSpec("codec", value: "name", "h264 (MP4 default), hevc, vp9 (WebM default), av1, prores."),
-    OptionSpec("crf", value: "n", "Constant quality; lower is better (default: 18 H.264, 30 VP9)."),
-    OptionSpec("bit-depth", value: "8|10", "Sample depth where the codec plays it (HEVC Main10, VP9 Profile 2)."),
-    OptionSpec("background", value: "color|transparent", "What transparent effects are drawn over where alpha is not kept."),
-    OptionSpec("max-speed-change", value: "fraction", "The largest speed change a loop plan may make (default 0.1)."),
-    OptionSpec("threads", value: "n", "Render threads (default: all cores)."),
-    OptionSpec("encoder-threads", value: "n", "Encoder threads, pinned so bytes repeat (default: min(threads, 4))."),
-    OptionSpec("x264-preset", value: "name", "libx264 speed preset (default medium)."),
+  ]
+
+  static let ownOptions = [
     OptionSpec("out-dir", value: "dir", "Folder for a preset's outputs (default renders)."),
     OptionSpec("null", "Render and convert every frame, write nothing: time the render alone (e.g. with time)."),
     OptionSpec("json", "Print a JSON summary on stdout."),
     OptionSpec("quiet", "No progress on stderr."),
   ]
 
-  static let help = helpText(
-    usage: "loopsmith render <effect | preset.json> [options]",
-    overview: "Render one video loop or still.",
-    arguments: [("<effect | preset.json>", "color-orbs, aurora-mesh, blob-morph-loader, voice-orb, weather, or a preset file.")],
-    options: options)
+  static var help: String {
+    helpText(
+      usage: "loopsmith render <effect | preset.json> [options]",
+      overview: "Render one video loop or still.",
+      arguments: [("<effect | preset.json>", "\(EffectRegistry.names.joined(separator: ", ")), or a preset file.")],
+      options: options)
+  }
 
   static func run(_ args: [String], stdout: TextSink, stderr: TextSink) throws -> Int32 {
     if args.contains("-h") || args.contains("--help") {
@@ -89,56 +81,35 @@ enum RenderCommand {
   /// The flags as a request; parameter values are checked against the effect's table.
   static func requestFromFlags(_ p: ParsedArguments, effect: String?) throws -> RenderRequest {
     var r = RenderRequest()
-    r.outputs = p.all("output")
-    if let s = p.last("size") { r.size = try parseSize(s, field: "--size") }
-    r.fps = try p.int("fps")
-    r.duration = try p.double("duration")
-    r.time = try p.double("time")
-    if p.has("still") { r.still = true }
-    r.scale = try p.double("scale")
-    r.codec = p.last("codec")
-    r.crf = try p.int("crf")
-    r.bitDepth = try p.int("bit-depth")
-    r.background = p.last("background")
-    if p.has("rtl") { r.rightToLeft = true }
-    r.audio = p.last("audio")
-    r.levels = p.last("levels")
-    if let a = p.last("appearance") {
-      guard let v = Appearance(rawValue: a) else { throw InputError("--appearance: '\(a)' is not valid; expected light or dark") }
-      r.appearance = v
+    for setting in RenderSetting.all {
+      let given = p.occurrences(setting.flag)  // the last first
+      // Outputs add up in the order given; of any other flag, the last counts.
+      let used = if case .outputs = setting.kind { Array(given.reversed()) } else { Array(given.prefix(1)) }
+      for (typed, text) in used { setting.write(try setting.parse(text, typed: typed), into: &r) }
     }
-    if let a = p.last("palette") {
-      guard let v = PaletteVersion(rawValue: a) else { throw InputError("--palette: '\(a)' is not valid; expected ios26 or ios18") }
-      r.palette = v
-    }
-    r.maxSpeedChange = try p.double("max-speed-change")
-    r.threads = try p.int("threads")
-    r.encoderThreads = try p.int("encoder-threads")
-    if let e = r.encoderThreads, !(1...64).contains(e) {
-      throw InputError("--encoder-threads: '\(e)' is not valid; expected a whole number from 1 to 64")
-    }
-    r.x264Preset = p.last("x264-preset")
-    if let preset = r.x264Preset, !["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"].contains(preset) {
-      throw InputError("--x264-preset: '\(preset)' is not valid; expected ultrafast, superfast, veryfast, faster, fast, medium, slow, slower or veryslow")
-    }
-    r.transition = p.last("transition")
-    var sets = p.all("set")
-    if let w = p.last("weather") { sets.append("weather=\(w)") }
-    if let s = p.last("state") { sets.append("state=\(s)") }
-    if let l = p.last("level") { sets.append("level=\(l)") }
-    guard let effect, !sets.isEmpty else { return r }
-    let type = try RenderRequest.effectType(effect)
-    for item in sets {
+    // Each value with the words that name it in an error: `--set speed`, or the shorthand typed.
+    var sets: [(name: String, value: String, label: String)] = []
+    for item in p.all("set") {
       guard let eq = item.firstIndex(of: "=") else {
         throw InputError("--set: '\(item)' is not valid; expected name=value")
       }
-      let name = String(item[..<eq]), value = String(item[item.index(after: eq)...])
+      let name = String(item[..<eq])
+      sets.append((name, String(item[item.index(after: eq)...]), "--set \(name)"))
+    }
+    for shorthand in ["weather", "state", "level"] {
+      if let (typed, value) = p.occurrences(shorthand).first { sets.append((shorthand, value, typed)) }
+    }
+    guard let effect, !sets.isEmpty else { return r }
+    let type = try RenderRequest.effectType(effect)
+    for (name, value, label) in sets {
       let spec: ParameterSpec
-      do { spec = try RenderRequest.parameter(name, of: type) } catch let e as InputError { throw InputError("--set: \(e)") }
+      do { spec = try RenderRequest.parameter(name, of: type) } catch let e as InputError {
+        throw InputError("\(label.hasPrefix("--set") ? "--set" : label): \(e)")
+      }
       do {
         r.parameters[name] = try spec.parse(value)
       } catch let e as ParameterError {
-        throw InputError("--set \(name): '\(value)' is not valid; expected \(e.expected)")
+        throw InputError("\(label): '\(value)' is not valid; expected \(e.expected)")
       }
     }
     return r
