@@ -1,10 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Release builds check nothing per pixel: the raster's hot loops are bounds-checked by
-// preconditions at their entry (see Raster), so exclusivity checks there only cost time.
-let fast: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
-
+// No unsafe flags: a package that depends on Loopsmith cannot build one with them. Dropping
+// -enforce-exclusivity=unchecked cost nothing measurable (docs/ARCHITECTURE.md, Library): the hot
+// loops run on buffer pointers, which exclusivity checks do not watch.
 let package = Package(
   name: "Loopsmith",
   platforms: [.macOS(.v14)],
@@ -19,10 +18,10 @@ let package = Package(
       name: "CLibAV", pkgConfig: "libavformat",
       providers: [.apt(["libavcodec-dev", "libavformat-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev"])]),
     .target(name: "CHints"),  // CPU hints Swift cannot spell (prefetch)
-    .target(name: "Raster", dependencies: ["CHints"], swiftSettings: fast),
+    .target(name: "Raster", dependencies: ["CHints"]),
     .target(name: "Timing"),  // curves, clocks, loop plans; no pixels
-    .target(name: "Effects", dependencies: ["Raster", "Timing"], swiftSettings: fast),
-    .target(name: "Video", dependencies: ["CLibAV", "CHints", "Raster"], swiftSettings: fast),
+    .target(name: "Effects", dependencies: ["Raster", "Timing"]),
+    .target(name: "Video", dependencies: ["CLibAV", "CHints", "Raster"]),
     .target(name: "Loopsmith", dependencies: ["Raster", "Effects", "Timing", "Video"]),
     // The command line: arguments, help, terminal progress and exit codes, over the core above.
     .target(name: "LoopsmithCLI", dependencies: ["Loopsmith", "Effects", "Timing", "Video"]),

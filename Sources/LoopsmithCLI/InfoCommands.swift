@@ -35,6 +35,17 @@ enum ListCommand {
       }
       effects.append(["name": info.name, "summary": info.summary, "parameters": params, "defaultDuration": job?.duration ?? 0, "defaultFPS": job?.fps ?? info.defaultFPS])
     }
+    // The render settings, from the table the flags, presets and schema share.
+    text += "\nSETTINGS (render flags; preset keys in brackets)\n"
+    var settings: [[String: Any]] = []
+    for setting in RenderSetting.all {
+      let key = setting.presetKey.map { " [\($0)]" } ?? ""
+      text += "  --\(setting.flag)\(key)  (\(setting.expected)) \(setting.helpLine)\n"
+      var row: [String: Any] = ["flag": setting.flag, "expected": setting.expected, "help": setting.help]
+      row["presetKey"] = setting.presetKey
+      row["default"] = setting.defaultText
+      settings.append(row)
+    }
     var presets: [[String: Any]] = []
     if let files = try? FileManager.default.contentsOfDirectory(atPath: "presets") {
       let names = files.filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted()
@@ -50,7 +61,7 @@ enum ListCommand {
       }
     }
     if parsed.has("json") {
-      stdout.write(CLI.jsonString(["effects": effects, "presets": presets]) + "\n")
+      stdout.write(CLI.jsonString(["effects": effects, "settings": settings, "presets": presets]) + "\n")
     } else {
       stdout.write(text)
     }
