@@ -123,6 +123,7 @@ public struct Preset: Sendable {
     }
   }
 
+  static func isBool(_ n: NSNumber) -> Bool { Loopsmith.isBool(n) }
 }
 
 /// `WxH` in pixels.

@@ -224,7 +224,12 @@ extension RenderRequest {
         throw InputError("--background: '\(bg)' is not valid; expected transparent, #RRGGBB, #RRGGBBAA or a system color name")
       }
     }
-    let codec = try self.codec.map { VideoCodec(rawValue: try RenderSetting.codec.check($0).lowercased())! }
+    let codec = try self.codec.map { name -> VideoCodec in
+      guard let c = VideoCodec(rawValue: try RenderSetting.codec.check(name).lowercased()) else {
+        throw InputError("--codec: '\(name)' is not valid; expected \(RenderSetting.codec.expected)")
+      }
+      return c
+    }
     let encoderThreads = try RenderSetting.encoderThreads.check(self.encoderThreads ?? min(threads, 4))
     let x264Preset = try RenderSetting.x264Preset.check(self.x264Preset ?? "medium")
     let audioTrack = audio.map { AudioTrack(path: $0) }
