@@ -1,16 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Release builds check nothing per pixel: the raster's hot loops are bounds-checked by
-// preconditions at their entry (see Raster), so exclusivity checks there only cost time.
-let fast: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
-
+// No unsafe flags: a package that depends on Loopsmith cannot build one with them. Dropping
+// -enforce-exclusivity=unchecked cost nothing measurable (docs/ARCHITECTURE.md, Library): the hot
+// loops run on buffer pointers, which exclusivity checks do not watch.
 let package = Package(
   name: "Loopsmith",
   platforms: [.macOS(.v14)],
   products: [
     .executable(name: "loopsmith", targets: ["loopsmith"]),
     .library(name: "Loopsmith", targets: ["Loopsmith"]),
+    .library(name: "LoopsmithCLI", targets: ["LoopsmithCLI"]),  // for fuzz/: the argument parser
     .library(name: "LoopsmithEffects", targets: ["Effects", "Raster", "Timing"]),
   ],
   targets: [
@@ -18,12 +18,14 @@ let package = Package(
       name: "CLibAV", pkgConfig: "libavformat",
       providers: [.apt(["libavcodec-dev", "libavformat-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev"])]),
     .target(name: "CHints"),  // CPU hints Swift cannot spell (prefetch)
-    .target(name: "Raster", dependencies: ["CHints"], swiftSettings: fast),
+    .target(name: "Raster", dependencies: ["CHints"]),
     .target(name: "Timing"),  // curves, clocks, loop plans; no pixels
-    .target(name: "Effects", dependencies: ["Raster", "Timing"], swiftSettings: fast),
-    .target(name: "Video", dependencies: ["CLibAV", "CHints", "Raster"], swiftSettings: fast),
+    .target(name: "Effects", dependencies: ["Raster", "Timing"]),
+    .target(name: "Video", dependencies: ["CLibAV", "CHints", "Raster"]),
     .target(name: "Loopsmith", dependencies: ["Raster", "Effects", "Timing", "Video"]),
-    .executableTarget(name: "loopsmith", dependencies: ["Loopsmith"]),
+    // The command line: arguments, help, terminal progress and exit codes, over the core above.
+    .target(name: "LoopsmithCLI", dependencies: ["Loopsmith", "Effects", "Timing", "Video"]),
+    .executableTarget(name: "loopsmith", dependencies: ["LoopsmithCLI"]),
     // `make bench`: frames a second and peak memory per effect; a benchmark, not a test.
     .executableTarget(name: "loopsmith-bench", dependencies: ["Loopsmith", "Video", "Effects", "Raster"]),
 
@@ -33,7 +35,7 @@ let package = Package(
     .testTarget(name: "EffectsTests", dependencies: ["Effects", "Raster", "Timing", "_TestSupport"]),
     .testTarget(name: "VideoTests", dependencies: ["Video", "Raster", "_TestSupport"]),
     .testTarget(name: "LoopsmithTests", dependencies: ["Loopsmith", "Video", "Effects", "Raster", "Timing", "_TestSupport"]),
-    .testTarget(name: "LoopsmithCLITests", dependencies: ["Loopsmith", "Video", "_TestSupport"]),
+    .testTarget(name: "LoopsmithCLITests", dependencies: ["LoopsmithCLI", "Loopsmith", "Effects", "Video", "_TestSupport"]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -12,7 +12,8 @@ let package = Package(
       name: "fuzz-preset", dependencies: [.product(name: "Loopsmith", package: "Loopsmith")],
       path: "Sources/FuzzPreset"),
     .executableTarget(
-      name: "fuzz-arguments", dependencies: [.product(name: "Loopsmith", package: "Loopsmith")],
+      name: "fuzz-arguments",
+      dependencies: [.product(name: "Loopsmith", package: "Loopsmith"), .product(name: "LoopsmithCLI", package: "Loopsmith")],
       path: "Sources/FuzzArguments"),
   ],
   swiftLanguageModes: [.v5]

@@ -45,7 +45,7 @@ public func message(for error: any Error) -> String {
 }
 
 /// " Did you mean 'x'?" for the candidate closest to `word`, or "" when none is a likely typo.
-func didYouMean(_ word: String, in candidates: [String]) -> String {
+package func didYouMean(_ word: String, in candidates: [String]) -> String {
   suggestion(for: word, in: candidates).map { " Did you mean '\($0)'?" } ?? ""
 }
 

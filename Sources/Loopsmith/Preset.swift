@@ -6,11 +6,8 @@ import Foundation
 /// Unknown keys are errors that name the key path, never silently ignored (STYLE.md 21).
 public struct Preset: Sendable {
   public static let version = 1
-  public static let keys = [
-    "version", "description", "effect", "parameters", "size", "fps", "duration", "time", "still", "scale",
-    "outputs", "codec", "crf", "bitDepth", "background", "appearance", "palette", "rtl", "maxSpeedChange",
-    "audio", "levels", "transition",
-  ]
+  /// Every key a preset may hold: its own, then the render settings' (`RenderSetting.all`).
+  public static let keys = ["version", "description", "effect", "parameters"] + RenderSetting.all.compactMap(\.presetKey)
 
   public var name: String
   public var path: String
@@ -60,76 +57,29 @@ public struct Preset: Sendable {
       }
     }
     var r = RenderRequest()
-    func string(_ key: String) throws -> String? {
-      guard let v = object[key] else { return nil }
-      guard let s = v as? String else { throw fail(key, "a string") }
-      return s
+    guard let effect = object["effect"] else {
+      throw InputError("\(path): missing key 'effect'; expected one of \(EffectRegistry.names.joined(separator: ", "))")
     }
-    func number(_ key: String) throws -> Double? {
-      guard let v = object[key] else { return nil }
-      guard let n = v as? NSNumber, !isBool(n), n.doubleValue.isFinite else { throw fail(key, "a number") }
-      return n.doubleValue
-    }
-    func integer(_ key: String) throws -> Int? {
-      guard let d = try number(key) else { return nil }
-      guard d == d.rounded(), abs(d) < 1e9 else { throw fail(key, "a whole number") }
-      return Int(d)
-    }
-    func bool(_ key: String) throws -> Bool? {
-      guard let v = object[key] else { return nil }
-      guard let n = v as? NSNumber, isBool(n) else { throw fail(key, "true or false") }
-      return n.boolValue
-    }
-    guard let effect = try string("effect") else { throw InputError("\(path): missing key 'effect'; expected one of \(EffectRegistry.names.joined(separator: ", "))") }
+    guard let effect = effect as? String else { throw fail("effect", "a string") }
     r.effect = effect
-    let description = try string("description")
-    if let v = object["size"] {
-      if let s = v as? String {
-        r.size = try parseSize(s, field: "\(path): 'size'")
-      } else if let a = v as? [NSNumber], a.count == 2, a.allSatisfy({ !isBool($0) && $0.doubleValue == $0.doubleValue.rounded() && abs($0.doubleValue) < 1e6 }) {
-        r.size = (a[0].intValue, a[1].intValue)
-      } else {
-        throw fail("size", "\"WxH\" or [width, height] in pixels")
+    var description: String?
+    if let v = object["description"] {
+      guard let s = v as? String else { throw fail("description", "a string") }
+      description = s
+    }
+    for setting in RenderSetting.all {
+      guard let key = setting.presetKey, let json = object[key] else { continue }
+      var value = try setting.decode(json, field: "\(path): '\(key)'")
+      if case .texts(let names) = value {
+        for o in names where o.contains("/") || o.hasPrefix(".") || o.isEmpty {
+          throw InputError("\(path): '\(key)': '\(o)' must be a plain file name (no folders), written beside the preset's other outputs")
+        }
       }
-    }
-    r.fps = try integer("fps")
-    r.duration = try number("duration")
-    r.time = try number("time")
-    r.still = try bool("still")
-    r.scale = try number("scale")
-    r.codec = try string("codec")
-    r.crf = try integer("crf")
-    r.bitDepth = try integer("bitDepth")
-    r.background = try string("background")
-    r.rightToLeft = try bool("rtl")
-    r.maxSpeedChange = try number("maxSpeedChange")
-    // Files a preset names sit beside it: a relative path is read from the preset's folder.
-    r.audio = try string("audio").map { try Confinement.path($0, in: (path as NSString).deletingLastPathComponent, field: "audio", file: path) }
-    r.levels = try string("levels").map { try Confinement.path($0, in: (path as NSString).deletingLastPathComponent, field: "levels", file: path) }
-    if let v = object["transition"] {
-      // "rain:snow" or ["rain", "snow"]; the names are checked with the effect's own.
-      if let text = v as? String {
-        r.transition = text
-      } else if let pair = v as? [String], pair.count == 2 {
-        r.transition = pair.joined(separator: ":")
-      } else {
-        throw fail("transition", "\"from:to\" or [from, to], two weathers or voice states")
+      // Files a preset names sit beside it, confined to the preset's folder.
+      if setting.isFile, case .text(let file) = value {
+        value = .text(try Confinement.path(file, in: (path as NSString).deletingLastPathComponent, field: key, file: path))
       }
-    }
-    if let a = try string("appearance") {
-      guard let v = Appearance(rawValue: a) else { throw fail("appearance", "light or dark") }
-      r.appearance = v
-    }
-    if let p = try string("palette") {
-      guard let v = PaletteVersion(rawValue: p) else { throw fail("palette", "ios26 or ios18") }
-      r.palette = v
-    }
-    if let v = object["outputs"] {
-      guard let a = v as? [String], !a.isEmpty, a.count <= 16 else { throw fail("outputs", "a list of 1 to 16 file names") }
-      for o in a where o.contains("/") || o.hasPrefix(".") || o.isEmpty {
-        throw InputError("\(path): 'outputs': '\(o)' must be a plain file name (no folders), written beside the preset's other outputs")
-      }
-      r.outputs = a
+      setting.write(value, into: &r)
     }
     if let v = object["parameters"] {
       guard let params = v as? [String: Any] else { throw fail("parameters", "an object of parameter names and values") }
@@ -174,11 +124,11 @@ public struct Preset: Sendable {
     }
   }
 
-  static func isBool(_ n: NSNumber) -> Bool { String(describing: type(of: n)).contains("Boolean") }
+  static func isBool(_ n: NSNumber) -> Bool { Loopsmith.isBool(n) }
 }
 
 /// `WxH` in pixels.
-func parseSize(_ text: String, field: String) throws -> (Int, Int) {
+package func parseSize(_ text: String, field: String) throws -> (Int, Int) {
   let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
   guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
     throw InputError("\(field): '\(text)' is not valid; expected WxH in pixels, like 1080x1920")

@@ -46,16 +46,12 @@ public struct RenderJob: Sendable {
     fixedTime ?? Double(index) / Double(fps)  // t += 1 / fps would drift off the loop length
   }
 
+  /// The effect with the job's values, following its level track and ending a transition clip on
+  /// its second loop.
   public func makeEffect() -> any Effect {
-    let effect = effectType.init(values: values, environment: environment)
-    if var orb = effect as? VoiceOrb, let levels {
-      orb.levels = levels
-      return orb
-    }
-    if var weather = effect as? Weather, transition != nil {
-      weather.endsOnLoop = true
-      return weather
-    }
+    var effect = effectType.init(values: values, environment: environment)
+    if let levels { effect = effect.following(levels) }
+    if transition != nil { effect = effect.endingOnLoop() }
     return effect
   }
 
@@ -65,98 +61,34 @@ public struct RenderJob: Sendable {
   }
 }
 
-/// Limits that keep every allocation sane: a frame is 16 bytes a pixel in float.
+/// Limits on a frame's size that keep every allocation sane: a frame is 16 bytes a pixel in float.
+/// The other settings' limits are rows of `RenderSetting.all`.
 enum Limits {
   static let maxSide = 8192
   static let maxPixels = 4096 * 4096
-  static let maxFPS = 240
-  static let maxDuration = 3600.0
-  static let maxScale = 8.0
 }
 
 extension RenderRequest {
   /// Checks every field and makes the job, or throws an `InputError` naming the first bad one.
+  ///
+  /// The steps run in this order, each checking its own fields: the effect and its values, the
+  /// frame, the environment, the rate and threads, the outputs, the loop (or the still), then each
+  /// output's encoder settings and the threads that fit in memory.
   public func job(defaultOutputs: [String] = []) throws -> RenderJob {
-    guard let name = effect else {
-      throw InputError("no effect given; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a preset file")
-    }
-    let type = try RenderRequest.effectType(name)
-    let info = type.info
-    var given: [String: ParameterValue] = [:]
-    for (key, value) in parameters {
-      given[key] = try RenderRequest.parameter(key, of: type).validate(value)
-    }
-    let pair = try transition.map { try Self.transitionPair($0, of: type, given: given) }
-    if pair != nil, levels != nil || audio != nil {
-      throw InputError("\(levels != nil ? "--levels" : "--audio"): a transition clip holds one --level for both states, as their loops do; remove it")
-    }
-    if let pair {
-      // The clip's own sequence; its step lengths are set once the clip's length is known.
-      given[info.transition!.parameter] = .choice(pair.from)
-      given["sequence"] = try RenderRequest.parameter("sequence", of: type).parse("\(pair.from):1,\(pair.to):1")
-    }
-    var values = ParameterValues(specs: info.parameters, given: given)
-
-    let scale = self.scale ?? 3
-    guard scale.isFinite, scale > 0, scale <= Limits.maxScale else {
-      throw InputError("--scale: '\(ParameterValue.format(scale))' is not valid; expected a number above 0 and at most \(Int(Limits.maxScale))")
-    }
-    let width: Int, height: Int
-    if let size {
-      (width, height) = size
-    } else {
-      width = Int((info.defaultSize.width * scale).rounded())
-      height = Int((info.defaultSize.height * scale).rounded())
-    }
-    guard width > 0, height > 0, width <= Limits.maxSide, height <= Limits.maxSide, width * height <= Limits.maxPixels else {
-      throw InputError("--size: \(width)x\(height) is not valid; expected WxH with each side from 1 to \(Limits.maxSide) and at most \(Limits.maxPixels) pixels")
-    }
-    let still = self.still ?? false
-    var environment = RenderEnvironment(
-      appearance: appearance ?? .dark, palette: palette ?? .ios26, rightToLeft: rightToLeft ?? false,
-      reduceMotion: still)
-    if let t = time {
-      guard t.isFinite, t >= 0, t <= 1e7 else {
-        throw InputError("--time: '\(t)' is not valid; expected seconds from 0 to 10000000")
-      }
-      if t == 0 { environment.reduceMotion = true }  // time 0 is the Reduce Motion still
-    }
-    let fps = self.fps ?? defaultFPS(type, values)
-    guard fps >= 1, fps <= Limits.maxFPS else {
-      throw InputError("--fps: '\(fps)' is not valid; expected a whole number from 1 to \(Limits.maxFPS)")
-    }
-    let threads = self.threads ?? ProcessInfo.processInfo.activeProcessorCount
-    guard threads >= 1, threads <= 256 else {
-      throw InputError("--threads: '\(threads)' is not valid; expected a whole number from 1 to 256")
-    }
-    let maxChange = maxSpeedChange ?? 0.10
-    guard maxChange.isFinite, maxChange >= 0, maxChange <= 1 else {
-      throw InputError("--max-speed-change: '\(maxChange)' is not valid; expected a fraction from 0 to 1 (0.1 is 10%)")
-    }
-    let paths = outputs.isEmpty ? defaultOutputs : outputs
-    guard !paths.isEmpty else { throw InputError("no output given; expected -o PATH (.mp4, .webm, .png, ...)") }
-
-    // Stills: a PNG (or --time) shows one moment; everything else is a loop.
-    let formats = try paths.map { path -> OutputFormat in
-      guard let f = OutputFormat(path: path) else {
-        throw InputError("-o: '\(path)' has no known extension; expected one of \(OutputFormat.allCases.map { "." + $0.rawValue }.joined(separator: ", ")) or '-'")
-      }
-      return f
-    }
+    let type = try checkedEffectType()
+    let (pair, given) = try effectValues(of: type)
+    var values = ParameterValues(specs: type.info.parameters, given: given)
+    let scale = try RenderSetting.scale.check(self.scale ?? 3)
+    let (width, height) = try frameSize(of: type.info, scale: scale)
+    let environment = try renderEnvironment()
+    let fps = try RenderSetting.fps.check(self.fps ?? type.defaultFPS(for: values))
+    let threads = try RenderSetting.threads.check(self.threads ?? ProcessInfo.processInfo.activeProcessorCount)
+    let maxChange = try RenderSetting.maxSpeedChange.check(maxSpeedChange ?? 0.10)
+    let (paths, formats) = try outputFormats(defaultOutputs: defaultOutputs)
     let isStill = formats.allSatisfy { !$0.isAnimated }
-    if !isStill && formats.contains(where: { !$0.isAnimated }) {
-      throw InputError("-o: a PNG still cannot share a render with animated outputs; render it separately")
-    }
-    if !isStill, time != nil {
-      throw InputError("--time: shows one moment in a still (.png); for a loop use --duration, and --still for the Reduce Motion loop")
-    }
-    let fixedTime: Double? = isStill ? (time ?? 0) : nil
-    if isStill, transition != nil {
-      throw InputError("--transition: makes a clip; expected an animated output (.mp4, .webm, ...), not a still")
-    }
-    if let d = duration, !(d.isFinite && d > 0 && d <= Limits.maxDuration) {
-      throw InputError("--duration: '\(d)' is not valid; expected seconds above 0 and at most \(Int(Limits.maxDuration))")
-    }
+    let fixedTime = try stillTime(isStill: isStill)
+    if let d = duration { try RenderSetting.duration.check(d) }
+
     var plan: LoopPlan?
     var frameCount = 1
     var clip: RenderJob.Transition?
@@ -177,14 +109,107 @@ extension RenderRequest {
       if environment.reduceMotion { plan = nil }
     }
 
-    let crf = self.crf
-    if let crf, !(0...63).contains(crf) {
-      throw InputError("--crf: '\(crf)' is not valid; expected a whole number from 0 to 63 (lower is better quality)")
+    let settings = try outputSettings(
+      paths: paths, formats: formats, info: type.info, environment: environment, width: width, height: height,
+      fps: fps, frameCount: frameCount, threads: threads)
+    return RenderJob(
+      effectType: type, values: values, environment: environment, width: width, height: height, scale: scale,
+      fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings,
+      threads: try Self.threadsThatFit(threads, width: width, height: height, outputs: settings.count),
+      levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
+  }
+
+  /// The effect named by `effect`.
+  private func checkedEffectType() throws -> any Effect.Type {
+    guard let name = effect else {
+      throw InputError("no effect given; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a preset file")
     }
-    let bitDepth = self.bitDepth ?? 8
-    guard bitDepth == 8 || bitDepth == 10 else {
-      throw InputError("--bit-depth: '\(bitDepth)' is not valid; expected 8 or 10")
+    return try RenderRequest.effectType(name)
+  }
+
+  /// The parameters, each checked against the effect's table, and the transition's pair when
+  /// there is one (its sequence set to the pair, its step lengths set once the clip's length is known).
+  private func effectValues(of type: any Effect.Type) throws
+    -> (pair: (from: String, to: String)?, given: [String: ParameterValue])
+  {
+    let info = type.info
+    var given: [String: ParameterValue] = [:]
+    for (key, value) in parameters {
+      given[key] = try RenderRequest.parameter(key, of: type).validate(value)
     }
+    let pair = try transition.map { try Self.transitionPair($0, of: type, given: given) }
+    if pair != nil, levels != nil || audio != nil {
+      throw InputError("\(levels != nil ? "--levels" : "--audio"): a transition clip holds one --level for both states, as their loops do; remove it")
+    }
+    if let pair {
+      given[info.transition!.parameter] = .choice(pair.from)
+      given["sequence"] = try RenderRequest.parameter("sequence", of: type).parse("\(pair.from):1,\(pair.to):1")
+    }
+    return (pair, given)
+  }
+
+  /// The frame in pixels: `size`, or the effect's size in points at `scale`.
+  private func frameSize(of info: EffectInfo, scale: Double) throws -> (width: Int, height: Int) {
+    let width: Int, height: Int
+    if let size {
+      (width, height) = size
+    } else {
+      width = Int((info.defaultSize.width * scale).rounded())
+      height = Int((info.defaultSize.height * scale).rounded())
+    }
+    guard width > 0, height > 0, width <= Limits.maxSide, height <= Limits.maxSide, width * height <= Limits.maxPixels else {
+      throw InputError("--size: \(width)x\(height) is not valid; expected WxH with each side from 1 to \(Limits.maxSide) and at most \(Limits.maxPixels) pixels")
+    }
+    return (width, height)
+  }
+
+  /// Appearance, palette, layout direction and Reduce Motion (`--still`, or a still at time 0).
+  private func renderEnvironment() throws -> RenderEnvironment {
+    var environment = RenderEnvironment(
+      appearance: appearance ?? .dark, palette: palette ?? .ios26, rightToLeft: rightToLeft ?? false,
+      reduceMotion: still ?? false)
+    if let t = time {
+      try RenderSetting.time.check(t)
+      if t == 0 { environment.reduceMotion = true }  // time 0 is the Reduce Motion still
+    }
+    return environment
+  }
+
+  /// Each output path and the format its extension picks; a PNG still renders alone.
+  private func outputFormats(defaultOutputs: [String]) throws -> (paths: [String], formats: [OutputFormat]) {
+    let paths = outputs.isEmpty ? defaultOutputs : outputs
+    guard !paths.isEmpty else { throw InputError("no output given; expected -o PATH (.mp4, .webm, .png, ...)") }
+    let formats = try paths.map { path -> OutputFormat in
+      guard let f = OutputFormat(path: path) else {
+        throw InputError("-o: '\(path)' has no known extension; expected one of \(OutputFormat.allCases.map { "." + $0.rawValue }.joined(separator: ", ")) or '-'")
+      }
+      return f
+    }
+    let isStill = formats.allSatisfy { !$0.isAnimated }
+    if !isStill && formats.contains(where: { !$0.isAnimated }) {
+      throw InputError("-o: a PNG still cannot share a render with animated outputs; render it separately")
+    }
+    return (paths, formats)
+  }
+
+  /// The moment a still shows (`--time`, or 0), or nil for a loop, which `--time` does not take.
+  private func stillTime(isStill: Bool) throws -> Double? {
+    if !isStill, time != nil {
+      throw InputError("--time: shows one moment in a still (.png); for a loop use --duration, and --still for the Reduce Motion loop")
+    }
+    if isStill, transition != nil {
+      throw InputError("--transition: makes a clip; expected an animated output (.mp4, .webm, ...), not a still")
+    }
+    return isStill ? (time ?? 0) : nil
+  }
+
+  /// Each output's encoder settings, checked by `Video`.
+  private func outputSettings(
+    paths: [String], formats: [OutputFormat], info: EffectInfo, environment: RenderEnvironment, width: Int,
+    height: Int, fps: Int, frameCount: Int, threads: Int
+  ) throws -> [OutputSettings] {
+    if let crf { try RenderSetting.crf.check(crf) }
+    let bitDepth = try RenderSetting.bitDepth.check(self.bitDepth ?? 8)
     // Transparent effects keep alpha where the format carries it and are composited over the
     // background elsewhere; `--background transparent` insists on alpha (an error for MP4).
     var keepAlpha: Bool? = info.isTransparent ? nil : false
@@ -199,43 +224,42 @@ extension RenderRequest {
         throw InputError("--background: '\(bg)' is not valid; expected transparent, #RRGGBB, #RRGGBBAA or a system color name")
       }
     }
-    let codec: VideoCodec?
-    if let name = self.codec {
-      guard let c = VideoCodec(rawValue: name.lowercased()) else {
-        throw InputError("--codec: '\(name)' is not valid; expected one of h264, hevc, vp9, av1, prores")
+    let codec = try self.codec.map { name -> VideoCodec in
+      guard let c = VideoCodec(rawValue: try RenderSetting.codec.check(name).lowercased()) else {
+        throw InputError("--codec: '\(name)' is not valid; expected \(RenderSetting.codec.expected)")
       }
-      codec = c
-    } else {
-      codec = nil
+      return c
     }
-    let encoderThreads = self.encoderThreads ?? min(threads, 4)
+    let encoderThreads = try RenderSetting.encoderThreads.check(self.encoderThreads ?? min(threads, 4))
+    let x264Preset = try RenderSetting.x264Preset.check(self.x264Preset ?? "medium")
     let audioTrack = audio.map { AudioTrack(path: $0) }
-    let settings = try zip(paths, formats).map { path, format -> OutputSettings in
+    return try zip(paths, formats).map { path, format -> OutputSettings in
       var s = try OutputSettings(
         path: path, format: format, codec: format == .mp4 || format == .mov || format == .webm ? codec : nil,
         width: width, height: height, fps: fps, frameCount: format.isAnimated ? frameCount : 1, crf: crf,
         bitDepth: bitDepth, threads: encoderThreads, keepAlpha: keepAlpha ?? true, background: backgroundColor,
-        x264Preset: x264Preset ?? "medium", audio: format.isAnimated && format != .y4m ? audioTrack : nil)
+        x264Preset: x264Preset, audio: format.isAnimated && format != .y4m ? audioTrack : nil)
       // Unasked, alpha is kept only where the codec carries it; elsewhere the background shows.
       if keepAlpha == nil && !s.carriesAlpha { s.keepAlpha = false }
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s
     }
-    // Each render thread holds a float frame (16 bytes a pixel) and, per output, two converted
-    // frames in the ring (at most 8 bytes a pixel): 64 threads at 4096x4096 would want 17 GiB.
-    // Threads beyond a budget of 4 GiB (or half the memory, if less) are dropped: more threads
-    // than that only add frames in flight. If one thread does not fit, say so.
+  }
+
+  /// The render threads that fit in memory.
+  ///
+  /// Each render thread holds a float frame (16 bytes a pixel) and, per output, two converted
+  /// frames in the ring (at most 8 bytes a pixel): 64 threads at 4096x4096 would want 17 GiB.
+  /// Threads beyond a budget of 4 GiB (or half the memory, if less) are dropped: more threads
+  /// than that only add frames in flight. If one thread does not fit, say so.
+  private static func threadsThatFit(_ threads: Int, width: Int, height: Int, outputs: Int) throws -> Int {
     let pixels = UInt64(width) * UInt64(height)
-    let bytesPerThread = pixels * 16 + 2 * UInt64(settings.count) * pixels * 8
+    let bytesPerThread = pixels * 16 + 2 * UInt64(outputs) * pixels * 8
     let budget = min(ProcessInfo.processInfo.physicalMemory / 2, 4 << 30)
     guard bytesPerThread <= budget else {
-      throw InputError("--size: \(width)x\(height) with \(settings.count) outputs needs \(bytesPerThread >> 20) MiB a frame; expected at most \(budget >> 20) MiB: use fewer outputs or a smaller size")
+      throw InputError("--size: \(width)x\(height) with \(outputs) outputs needs \(bytesPerThread >> 20) MiB a frame; expected at most \(budget >> 20) MiB: use fewer outputs or a smaller size")
     }
-    let threadsThatFit = Int(min(UInt64(threads), budget / bytesPerThread))
-    return RenderJob(
-      effectType: type, values: values, environment: environment, width: width, height: height, scale: scale,
-      fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings, threads: threadsThatFit,
-      levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
+    return Int(min(UInt64(threads), budget / bytesPerThread))
   }
 
   /// The loop plan of one effect with these values: of `duration` seconds, or of the default length.
@@ -342,19 +366,10 @@ extension RenderRequest {
     )
   }
 
-  private func defaultFPS(_ type: any Effect.Type, _ values: ParameterValues) -> Int {
-    if type == Weather.self {
-      // A sequence draws at the fastest rate any of its weathers needs.
-      let kinds = values.steps("sequence").map(\.value) + [values.choice("weather")]
-      return kinds.compactMap { Weather.Kind(rawValue: $0) }.map(Weather.defaultFPS(for:)).max() ?? type.info.defaultFPS
-    }
-    return type.info.defaultFPS
-  }
-
   /// The voice orb's level track from `--levels` (JSON or CSV of time and level) or `--audio`.
   private func levelTrack(for type: any Effect.Type, fps: Int, frameCount: Int) throws -> LevelTrack? {
     guard levels != nil || audio != nil else { return nil }
-    guard type == VoiceOrb.self else {
+    guard type.followsLevels else {
       throw InputError("\(levels != nil ? "--levels" : "--audio"): only the voice-orb effect follows a level; got \(type.info.name)")
     }
     if let path = levels {

@@ -46,27 +46,7 @@ public struct RenderRequest: Sendable {
     var out = self
     out.effect = overrides.effect ?? effect
     out.parameters.merge(overrides.parameters) { _, new in new }
-    out.size = overrides.size ?? size
-    out.fps = overrides.fps ?? fps
-    out.duration = overrides.duration ?? duration
-    out.time = overrides.time ?? time
-    out.still = overrides.still ?? still
-    out.scale = overrides.scale ?? scale
-    out.outputs = overrides.outputs.isEmpty ? outputs : overrides.outputs
-    out.codec = overrides.codec ?? codec
-    out.crf = overrides.crf ?? crf
-    out.bitDepth = overrides.bitDepth ?? bitDepth
-    out.background = overrides.background ?? background
-    out.appearance = overrides.appearance ?? appearance
-    out.palette = overrides.palette ?? palette
-    out.rightToLeft = overrides.rightToLeft ?? rightToLeft
-    out.threads = overrides.threads ?? threads
-    out.encoderThreads = overrides.encoderThreads ?? encoderThreads
-    out.maxSpeedChange = overrides.maxSpeedChange ?? maxSpeedChange
-    out.x264Preset = overrides.x264Preset ?? x264Preset
-    out.audio = overrides.audio ?? audio
-    out.levels = overrides.levels ?? levels
-    out.transition = overrides.transition ?? transition
+    for setting in RenderSetting.all { setting.copy(from: overrides, into: &out) }
     return out
   }
 }

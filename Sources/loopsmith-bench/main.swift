@@ -27,7 +27,7 @@ struct Case {
   var size: (Int, Int)?
 }
 
-let allCases: [Case] =
+let namedCases: [Case] =
   [
     Case(name: "color-orbs", effect: "color-orbs", size: (1080, 1920)),
     Case(name: "aurora-mesh", effect: "aurora-mesh", size: (1080, 1920)),
@@ -39,6 +39,10 @@ let allCases: [Case] =
     Case(name: "blob-morph-loader 1080x1080", effect: "blob-morph-loader", size: (1080, 1080)),
     Case(name: "voice-orb", effect: "voice-orb", size: (1080, 1920)),
   ]
+
+/// Every case above, then each registered effect without one, at 1080x1920.
+let allCases = namedCases + EffectRegistry.names.filter { name in !namedCases.contains { $0.effect == name } }
+  .map { Case(name: $0, effect: $0, size: (1080, 1920)) }
 
 let env = ProcessInfo.processInfo.environment
 let renderRuns = max(1, Int(env["BENCH_RUNS"] ?? "") ?? 3)

@@ -1,4 +1,4 @@
 import Foundation
-import Loopsmith
+import LoopsmithCLI
 
 exit(CLI.run(Array(CommandLine.arguments.dropFirst())))

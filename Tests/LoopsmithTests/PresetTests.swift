@@ -1,3 +1,4 @@
+import Effects
 import Foundation
 import Testing
 @testable import Loopsmith
@@ -9,19 +10,26 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
   static let files = ((try? FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("presets").path)) ?? [])
     .filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted()
 
-  @Test func thePresetsCoverEveryEffectWeatherAndVoiceState() {
+  /// Every effect in the registry has a preset; an effect with transitions has one per value of
+  /// its transition parameter (`weather-rain`) and one per ordered pair (`weather-rain-to-snow`).
+  @Test func thePresetsCoverEveryEffectWeatherAndVoiceState() throws {
     #expect(Self.files.count >= 14)
-    let voices = ["idle", "listening", "thinking", "speaking"].map { "voice-orb-\($0)" }
-    let weathers = ["clearDay", "clearNight", "cloudy", "rain", "thunderstorm", "snow", "fog"].map { "weather-\($0)" }
-    for name in ["color-orbs", "aurora-mesh", "blob-morph-loader"] + voices + weathers {
-      #expect(Self.files.contains(name + ".json"), "missing preset \(name)")
-    }
-    // Every transition: each ordered pair of weathers and of voice states (DESIGN.md, Presets).
-    for group in [voices, weathers] {
-      for a in group {
-        for b in group where a != b {
-          let name = a + "-to-" + b.split(separator: "-").last!
-          #expect(Self.files.contains(name + ".json"), "missing preset \(name)")
+    for type in EffectRegistry.all {
+      let info = type.info
+      guard let transition = info.transition else {
+        #expect(Self.files.contains(info.name + ".json"), "missing preset \(info.name)")
+        continue
+      }
+      let spec = try #require(info.parameter(named: transition.parameter))
+      guard case .choice(let values) = spec.kind else {
+        Issue.record("\(info.name): the transition parameter '\(spec.name)' is not a choice")
+        continue
+      }
+      // Every transition: each ordered pair of values (weathers, voice states).
+      for a in values {
+        #expect(Self.files.contains("\(info.name)-\(a).json"), "missing preset \(info.name)-\(a)")
+        for b in values where a != b {
+          #expect(Self.files.contains("\(info.name)-\(a)-to-\(b).json"), "missing preset \(info.name)-\(a)-to-\(b)")
         }
       }
     }

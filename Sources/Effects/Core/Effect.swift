@@ -72,10 +72,28 @@ public protocol Effect: Sendable {
   /// Moments worth drawing to see every motion the values can show (besides a few early ones):
   /// the steps of a sequence, whose weathers or states move only while they show.
   static func keyTimes(for values: ParameterValues) -> [Double]
+  /// Frames a second these values are drawn at unless the render says otherwise.
+  static func defaultFPS(for values: ParameterValues) -> Int
+  /// Whether a level over time (`--levels`, `--audio`) drives the effect, as a voice drives the orb.
+  static var followsLevels: Bool { get }
+  /// The effect following `levels` frame by frame; only an effect that `followsLevels` is given one.
+  func following(_ levels: LevelTrack) -> Self
+  /// The effect drawn as a transition clip, whose sequence ends on frame 0 of its last value's loop.
+  func endingOnLoop() -> Self
 }
 
 extension Effect {
   public static func loopQuantum(for values: ParameterValues) -> Double? { info.loopQuantum }
+
+  /// The seed's rate, whatever the values.
+  public static func defaultFPS(for values: ParameterValues) -> Int { info.defaultFPS }
+
+  public static var followsLevels: Bool { false }
+
+  public func following(_ levels: LevelTrack) -> Self { self }
+
+  /// An effect whose values share one clock ends a clip of whole loops on its own.
+  public func endingOnLoop() -> Self { self }
 
   /// Each step of a `sequence` parameter, a moment after it starts, when there is one.
   public static func keyTimes(for values: ParameterValues) -> [Double] {

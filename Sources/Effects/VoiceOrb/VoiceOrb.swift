@@ -59,6 +59,14 @@ public struct VoiceOrb: Effect {
     set { animation.levels = newValue }
   }
 
+  public static var followsLevels: Bool { true }
+
+  public func following(_ levels: LevelTrack) -> VoiceOrb {
+    var orb = self
+    orb.levels = levels
+    return orb
+  }
+
   /// States over time, replacing the `state` parameter.
   public var sequence: VoiceOrbSequence? {
     get { animation.sequence }

@@ -31,6 +31,18 @@ public struct Weather: Effect {
   /// The frames a second the seed draws `weather` at: 60 for rain, thunderstorm and snow, else 30.
   public static func defaultFPS(for weather: Kind) -> Int { weather.framesPerSecond }
 
+  /// A sequence draws at the fastest rate any of its weathers needs.
+  public static func defaultFPS(for values: ParameterValues) -> Int {
+    let kinds = values.steps("sequence").map(\.value) + [values.choice("weather")]
+    return kinds.compactMap { Kind(rawValue: $0) }.map(defaultFPS(for:)).max() ?? info.defaultFPS
+  }
+
+  public func endingOnLoop() -> Weather {
+    var clip = self
+    clip.endsOnLoop = true
+    return clip
+  }
+
   /// The weather to draw when there is no sequence.
   public var weather: Kind
   /// Weathers one after another and how long each shows, in seconds; empty holds `weather`.

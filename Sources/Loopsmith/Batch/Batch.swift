@@ -101,7 +101,7 @@ public struct BatchManifest: Sendable {
   public var failed: [BatchEntry] { entries.filter { $0.status == .failed } }
 
   public func text() -> String {
-    let value: [String: Any] = ["version": 1, "tool": "loopsmith \(CLI.version)", "outputs": entries.map { $0.json() }]
+    let value: [String: Any] = ["version": 1, "tool": "loopsmith \(loopsmithVersion)", "outputs": entries.map { $0.json() }]
     let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }
@@ -287,7 +287,7 @@ public enum Batch {
   /// that shapes the pixels or the encoding (the job after defaults and overrides).
   static func key(source: Source, request: RenderRequest, job: RenderJob, names: [String]) throws -> String {
     guard let bytes = FileManager.default.contents(atPath: source.path) else { throw RenderFailure("\(source.path): cannot read the file") }
-    var lines = ["tool loopsmith \(CLI.version)", "preset \(SHA256.hex(bytes))", "effect \(job.effectType.info.name)"]
+    var lines = ["tool loopsmith \(loopsmithVersion)", "preset \(SHA256.hex(bytes))", "effect \(job.effectType.info.name)"]
     for (name, value) in job.values.values.sorted(by: { $0.key < $1.key }) { lines.append("param \(name)=\(value)") }
     let env = job.environment
     lines.append("size \(job.width)x\(job.height) scale \(job.scale) fps \(job.fps) frames \(job.frameCount) time \(job.fixedTime.map { "\($0)" } ?? "-")")

@@ -3,7 +3,8 @@ import Foundation
 import Video
 
 /// The JSON Schema (draft 2020-12) of preset files, generated from the tables the decoder uses:
-/// `Preset.keys` and each effect's `ParameterSpec` table (STYLE.md 23), so it cannot drift.
+/// `Preset.keys`, the render settings (`RenderSetting.all`) and each effect's `ParameterSpec`
+/// table, so it cannot drift.
 /// `presets/schema.json` is this text; a test keeps them equal.
 public enum PresetSchema {
   /// The schema as a JSON value.
@@ -60,47 +61,48 @@ public enum PresetSchema {
     case "description": return ["type": "string", "description": "One line for 'loopsmith list'."]
     case "effect": return ["enum": EffectRegistry.names, "description": "The effect to render."]
     case "parameters": return ["type": "object", "description": "Effect parameters by name; see $defs for each effect's table."]
-    case "size":
-      return [
-        "description": "Video size in pixels: \"WxH\" or [width, height]. Default: the effect's size at 'scale'.",
-        "anyOf": [
-          ["type": "string", "pattern": "^[0-9]+[xX][0-9]+$"],
-          ["type": "array", "items": ["type": "integer", "minimum": 1, "maximum": Limits.maxSide], "minItems": 2, "maxItems": 2],
-        ],
-      ]
-    case "fps": return ["type": "integer", "minimum": 1, "maximum": Limits.maxFPS, "description": "Frames per second."]
-    case "duration": return ["type": "number", "exclusiveMinimum": 0, "maximum": Int(Limits.maxDuration), "description": "Loop length in seconds."]
-    case "time": return ["type": "number", "minimum": 0, "maximum": 10_000_000, "description": "The moment a still shows; 0 is the Reduce Motion still."]
-    case "still": return ["type": "boolean", "description": "Reduce Motion for every frame."]
-    case "scale": return ["type": "number", "exclusiveMinimum": 0, "maximum": Int(Limits.maxScale), "description": "Pixels per point (default 3)."]
-    case "outputs":
-      let exts = OutputFormat.allCases.map(\.rawValue).joined(separator: "|")
-      return [
-        "type": "array", "minItems": 1, "maxItems": 16,
-        "items": ["type": "string", "pattern": "^[^/.][^/]*\\.(\(exts))$"],
-        "description": "Plain file names written beside each other; the extension picks the format.",
-      ]
-    case "codec": return ["enum": ["h264", "hevc", "vp9", "av1", "prores"], "description": "Video codec for .mp4, .mov, .webm."]
-    case "crf": return ["type": "integer", "minimum": 0, "maximum": 63, "description": "Constant quality; lower is better."]
-    case "bitDepth": return ["enum": [8, 10], "description": "Sample depth where the codec plays it."]
-    case "background":
-      return ["type": "string", "pattern": "^(transparent|\(colorAlternatives))$", "description": "transparent, or a color under transparent effects."]
-    case "appearance": return ["enum": Appearance.allCases.map(\.rawValue), "description": "Which palette colors resolve to."]
-    case "palette": return ["enum": PaletteVersion.allCases.map(\.rawValue), "description": "The system color table."]
-    case "rtl": return ["type": "boolean", "description": "Right-to-left layout."]
-    case "maxSpeedChange": return ["type": "number", "minimum": 0, "maximum": 1, "description": "The largest speed change a loop plan may make."]
-    case "audio": return ["type": "string", "description": "A sound file whose loudness drives the voice orb."]
-    case "levels": return ["type": "string", "description": "A JSON or CSV file of time and level for the voice orb."]
-    case "transition":
-      return [
-        "description": "A clip from one weather or voice state to another: \"from:to\" or [from, to]. It starts on frame 0 of the first one's loop and ends just before frame 0 of the second one's.",
-        "anyOf": [
-          ["type": "string", "pattern": "^[A-Za-z]+:[A-Za-z]+$"],
-          ["type": "array", "items": ["type": "string"], "minItems": 2, "maxItems": 2],
-        ],
-      ]
-    default: return nil
+    default: return RenderSetting.withPresetKey(key).map(property)
     }
+  }
+
+  /// A render setting's schema, from its row: kind, range and help.
+  static func property(_ setting: RenderSetting) -> [String: Any] {
+    var out: [String: Any] = ["description": setting.helpLine]
+    switch setting.kind {
+    case .integer(let r):
+      out["type"] = "integer"
+      (out["minimum"], out["maximum"]) = (r.lowerBound, r.upperBound)
+    case .integers(let values):
+      out["enum"] = values
+    case .number(let r, let above):
+      out["type"] = "number"
+      out[above ? "exclusiveMinimum" : "minimum"] = number(r.lowerBound)
+      out["maximum"] = number(r.upperBound)
+    case .choice(let names):
+      out["enum"] = names
+    case .text:
+      out["type"] = "string"
+      if setting.flag == RenderSetting.background.flag { out["pattern"] = "^(transparent|\(colorAlternatives))$" }
+    case .toggle:
+      out["type"] = "boolean"
+    case .size:
+      out["anyOf"] = [
+        ["type": "string", "pattern": "^[0-9]+[xX][0-9]+$"],
+        ["type": "array", "items": ["type": "integer", "minimum": 1, "maximum": Limits.maxSide], "minItems": 2, "maxItems": 2],
+      ]
+    case .outputs:
+      let exts = OutputFormat.allCases.map(\.rawValue).joined(separator: "|")
+      out["type"] = "array"
+      (out["minItems"], out["maxItems"]) = (1, 16)
+      out["items"] = ["type": "string", "pattern": "^[^/.][^/]*\\.(\(exts))$"]
+      out["description"] = "Plain file names written beside each other; the extension picks the format."
+    case .transition:
+      out["anyOf"] = [
+        ["type": "string", "pattern": "^[A-Za-z]+:[A-Za-z]+$"],
+        ["type": "array", "items": ["type": "string"], "minItems": 2, "maxItems": 2],
+      ]
+    }
+    return out
   }
 
   /// A number as JSON: whole numbers as integers, so the text stays stable.
@@ -231,7 +233,7 @@ public struct SchemaValidator {
     return node as? [String: Any]
   }
 
-  static func isBool(_ v: Any) -> Bool { (v as? NSNumber).map(Preset.isBool) ?? (v is Bool) }
+  static func isBool(_ v: Any) -> Bool { (v as? NSNumber).map { Loopsmith.isBool($0) } ?? (v is Bool) }
 
   static func number(_ v: Any) -> Double? {
     guard !isBool(v), let n = v as? NSNumber else { return nil }

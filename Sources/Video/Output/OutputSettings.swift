@@ -57,6 +57,11 @@ public struct OutputSettings: Sendable {
   /// Sound to mux beside the video; nil for a silent, video-only file (ENCODING L7).
   public var audio: AudioTrack?
 
+  /// libx264's speed presets, fastest first.
+  public static let x264Presets = [
+    "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo",
+  ]
+
   public init(
     path: String, format: OutputFormat? = nil, codec: VideoCodec? = nil, width: Int, height: Int,
     fps: Int, frameCount: Int, crf: Int? = nil, bitDepth: Int = 8, threads: Int = 1,
@@ -205,9 +210,8 @@ public struct OutputSettings: Sendable {
         try fail("crf \(crf): \(codec.rawValue) has no constant-quality setting; leave crf unset")
       }
     }
-    let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-    if codec == .h264 && !presets.contains(x264Preset) {
-      try fail("x264 preset '\(x264Preset)': expected one of " + presets.joined(separator: ", "))
+    if codec == .h264 && !Self.x264Presets.contains(x264Preset) {
+      try fail("x264 preset '\(x264Preset)': expected one of " + Self.x264Presets.joined(separator: ", "))
     }
     if path.isEmpty { try fail("output path is empty") }
     if path == "-" && format != .y4m { try fail("'-' (stdout) carries only Y4M") }

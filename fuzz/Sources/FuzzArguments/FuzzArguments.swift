@@ -1,5 +1,6 @@
 import Foundation
-@testable import Loopsmith
+import Loopsmith
+@testable import LoopsmithCLI
 
 /// One command line, a word per line: parsed as `render` parses it and made into a job the way
 /// `render` and `plan` make it, without rendering. The first word is the effect.

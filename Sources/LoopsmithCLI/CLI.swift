@@ -1,11 +1,12 @@
 import Effects
 import Foundation
+import Loopsmith
 import Timing
 import Video
 
 /// The `loopsmith` command line: parses, calls the library, prints, and returns an exit status.
 public enum CLI {
-  public static let version = "0.1.0"
+  public static let version = loopsmithVersion
 
   static let overview = "Renders the SwiftUI Blocks effects into video files that loop without a seam."
 
@@ -40,8 +41,20 @@ public enum CLI {
     let json = rest.contains("--json")
     do {
       switch command {
-      case "-h", "--help", "help":
+      case "-h", "--help":
         stdout.write(usage + "\n")
+        return 0
+      case "help":
+        // `help render` is `render --help`: the same text from the same declarations.
+        guard let name = rest.first else {
+          stdout.write(usage + "\n")
+          return 0
+        }
+        guard let help = helps[name], rest.count == 1 else {
+          let names = helps.keys.sorted()
+          throw InputError("help: '\(rest.joined(separator: " "))' is not a command; expected one of \(names.joined(separator: ", ")).\(didYouMean(name, in: names))")
+        }
+        stdout.write(help() + "\n")
         return 0
       case "--version":
         stdout.write("loopsmith \(version)\n")
@@ -67,6 +80,12 @@ public enum CLI {
       return status
     }
   }
+
+  /// Each command's help, as `<command> --help` prints it.
+  static let helps: [String: () -> String] = [
+    "render": { RenderCommand.help }, "batch": { BatchCommand.help }, "list": { ListCommand.help },
+    "plan": { PlanCommand.help }, "check": { CheckCommand.help }, "schema": { SchemaCommand.help },
+  ]
 
   static func jsonString(_ value: Any) -> String {
     guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted]),

@@ -1,4 +1,5 @@
 import Effects
+import Loopsmith
 
 /// One command-line option: its names, whether it takes a value, and its help.
 struct OptionSpec {
@@ -11,6 +12,18 @@ struct OptionSpec {
   init(_ long: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false, _ help: String) {
     (self.long, self.short, self.value, self.help, self.repeatable) = (long, short, value, help, repeatable)
   }
+
+  /// A render setting's flag, from its row of the table.
+  init(setting: RenderSetting) {
+    var repeatable = false
+    var takesValue = true
+    switch setting.kind {
+    case .outputs: repeatable = true
+    case .toggle: takesValue = false
+    default: break
+    }
+    self.init(setting.flag, short: setting.short, value: takesValue ? setting.placeholder : nil, repeatable: repeatable, setting.helpLine)
+  }
 }
 
 /// Arguments split into positionals and options, checked against a table.
@@ -18,6 +31,13 @@ struct ParsedArguments {
   var positionals: [String] = []
   /// Values in order of appearance, per long name ("" for flags).
   var options: [String: [String]] = [:]
+  /// How each value's flag was typed (`-o`, `--output`), in the same order.
+  var typed: [String: [String]] = [:]
+
+  /// Each value of `--name` with the flag as typed, the last given first.
+  func occurrences(_ name: String) -> [(typed: String, value: String)] {
+    Array(zip(typed[name] ?? [], options[name] ?? []).reversed())
+  }
 
   func has(_ name: String) -> Bool { options[name] != nil }
   func last(_ name: String) -> String? { options[name]?.last }
@@ -52,11 +72,13 @@ struct ParsedArguments {
       if arg == "--" { onlyPositionals = true; continue }
       var name: String
       var inline: String?
+      var typedName = arg
       if arg.hasPrefix("--") {
         let body = arg.dropFirst(2)
         if let eq = body.firstIndex(of: "=") {
           name = String(body[..<eq])
           inline = String(body[body.index(after: eq)...])
+          typedName = "--" + name
         } else {
           name = String(body)
         }
@@ -74,9 +96,10 @@ struct ParsedArguments {
         if let inline {
           value = inline
         } else {
-          // The next word is the value unless it is another option (a negative number is a value).
-          guard i < args.count, !(args[i].hasPrefix("--") && DecimalText.double(args[i]) == nil) else {
-            throw InputError("Missing value for '--\(name)'; expected \(placeholder).")
+          // The next word is the value unless it is another option: `--size -o a.mp4` is a missing
+          // size, not a size of '-o'. A negative number is a value (`-1`, `-2x32`), and so is '-'.
+          guard i < args.count, !Self.isOption(args[i]) else {
+            throw InputError("Missing value for '\(typedName)'; expected \(placeholder).")
           }
           value = args[i]
           i += 1
@@ -85,11 +108,20 @@ struct ParsedArguments {
           throw InputError("'--\(name)' given twice; expected it once.")
         }
         options[name, default: []].append(value)
+        typed[name, default: []].append(typedName)
       } else {
         guard inline == nil else { throw InputError("'--\(name)' takes no value; got '\(inline!)'.") }
         options[name, default: []].append("")
+        typed[name, default: []].append(typedName)
       }
     }
+  }
+
+  /// Whether a word is a flag (`--fps`, `-o`) rather than a value (`-`, `-1.5`, `-2x32`, `-inf`).
+  static func isOption(_ word: String) -> Bool {
+    if word.hasPrefix("--") { return true }
+    guard word.hasPrefix("-"), word.count >= 2, Double(word) == nil else { return false }
+    return word.dropFirst().first!.isLetter
   }
 
   static func hint(_ given: String, _ specs: [OptionSpec]) -> String {

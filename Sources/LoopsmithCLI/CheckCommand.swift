@@ -1,4 +1,5 @@
 import Foundation
+import Loopsmith
 import Video
 
 enum CheckCommand {
@@ -7,9 +8,13 @@ enum CheckCommand {
     OptionSpec("json", "Print the report as JSON on stdout."),
   ]
 
+  static var help: String {
+    helpText(usage: "loopsmith check <video> [--then <video>] [--json]", overview: "Decode a file and report its loop seam and compatibility; exit 1 when a rule fails.", arguments: [("<video>", "An MP4, WebM or MOV file.")], options: options)
+  }
+
   static func run(_ args: [String], stdout: TextSink, stderr: TextSink) throws -> Int32 {
     if args.contains("-h") || args.contains("--help") {
-      stdout.write(helpText(usage: "loopsmith check <video> [--then <video>] [--json]", overview: "Decode a file and report its loop seam and compatibility; exit 1 when a rule fails.", arguments: [("<video>", "An MP4, WebM or MOV file.")], options: options) + "\n")
+      stdout.write(help + "\n")
       return 0
     }
     let parsed = try ParsedArguments(args, specs: options)

@@ -1,14 +1,19 @@
 import Effects
 import Foundation
+import Loopsmith
 import Timing
 import Video
 
 enum ListCommand {
   static let options = [OptionSpec("json", "Print JSON on stdout.")]
 
+  static var help: String {
+    helpText(usage: "loopsmith list [--json]", overview: "Effects, their parameters and defaults, and presets.", arguments: [], options: options)
+  }
+
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
     if args.contains("-h") || args.contains("--help") {
-      stdout.write(helpText(usage: "loopsmith list [--json]", overview: "Effects, their parameters and defaults, and presets.", arguments: [], options: options) + "\n")
+      stdout.write(help + "\n")
       return 0
     }
     let parsed = try ParsedArguments(args, specs: options)
@@ -30,6 +35,17 @@ enum ListCommand {
       }
       effects.append(["name": info.name, "summary": info.summary, "parameters": params, "defaultDuration": job?.duration ?? 0, "defaultFPS": job?.fps ?? info.defaultFPS])
     }
+    // The render settings, from the table the flags, presets and schema share.
+    text += "\nSETTINGS (render flags; preset keys in brackets)\n"
+    var settings: [[String: Any]] = []
+    for setting in RenderSetting.all {
+      let key = setting.presetKey.map { " [\($0)]" } ?? ""
+      text += "  --\(setting.flag)\(key)  (\(setting.expected)) \(setting.helpLine)\n"
+      var row: [String: Any] = ["flag": setting.flag, "expected": setting.expected, "help": setting.help]
+      row["presetKey"] = setting.presetKey
+      row["default"] = setting.defaultText
+      settings.append(row)
+    }
     var presets: [[String: Any]] = []
     if let files = try? FileManager.default.contentsOfDirectory(atPath: "presets") {
       let names = files.filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted()
@@ -45,7 +61,7 @@ enum ListCommand {
       }
     }
     if parsed.has("json") {
-      stdout.write(CLI.jsonString(["effects": effects, "presets": presets]) + "\n")
+      stdout.write(CLI.jsonString(["effects": effects, "settings": settings, "presets": presets]) + "\n")
     } else {
       stdout.write(text)
     }
@@ -57,9 +73,13 @@ enum PlanCommand {
   static let options = RenderCommand.options.filter { !["output", "json", "quiet", "threads", "encoder-threads", "x264-preset", "out-dir", "codec", "crf", "bit-depth", "background"].contains($0.long) }
     + [OptionSpec("json", "Print the plan as JSON on stdout.")]
 
+  static var help: String {
+    helpText(usage: "loopsmith plan <effect | preset.json> [options]", overview: "Show how each moving layer is made periodic at the loop length.", arguments: [("<effect | preset.json>", "An effect name or a preset file.")], options: options)
+  }
+
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
     if args.contains("-h") || args.contains("--help") {
-      stdout.write(helpText(usage: "loopsmith plan <effect | preset.json> [options]", overview: "Show how each moving layer is made periodic at the loop length.", arguments: [("<effect | preset.json>", "An effect name or a preset file.")], options: options) + "\n")
+      stdout.write(help + "\n")
       return 0
     }
     let parsed = try ParsedArguments(args, specs: options)

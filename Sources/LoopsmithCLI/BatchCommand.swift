@@ -1,4 +1,5 @@
 import Foundation
+import Loopsmith
 
 enum BatchCommand {
   static let options: [OptionSpec] = [
@@ -97,9 +98,13 @@ enum BatchCommand {
 }
 
 enum SchemaCommand {
+  static var help: String {
+    helpText(usage: "loopsmith schema", overview: "Print the JSON Schema of preset files (presets/schema.json), generated from the parameter tables.", arguments: [], options: [])
+  }
+
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
     if args.contains("-h") || args.contains("--help") {
-      stdout.write(helpText(usage: "loopsmith schema", overview: "Print the JSON Schema of preset files (presets/schema.json), generated from the parameter tables.", arguments: [], options: []) + "\n")
+      stdout.write(help + "\n")
       return 0
     }
     guard args.isEmpty else { throw InputError("schema takes no arguments; got '\(args[0])'") }

@@ -1,0 +1,169 @@
+import Effects
+import Foundation
+import Loopsmith
+import Video
+
+enum RenderCommand {
+  /// The render settings' flags (`RenderSetting.all`), with the effect's parameters after the
+  /// frame's settings and the command line's own flags last.
+  static let options: [OptionSpec] = {
+    let settings = RenderSetting.all.map(OptionSpec.init(setting:))
+    let split = settings.firstIndex { $0.long == "audio" } ?? settings.endIndex
+    return Array(settings[..<split]) + parameterOptions + Array(settings[split...]) + ownOptions
+  }()
+
+  static let parameterOptions = [
+    OptionSpec("set", value: "name=value", repeatable: true, "Set an effect parameter, e.g. colors=#ff2d55,#af52de or speed=0.6."),
+    OptionSpec("weather", value: "name", "Shorthand for --set weather=NAME."),
+    OptionSpec("state", value: "name", "Shorthand for --set state=NAME (voice orb)."),
+    OptionSpec("level", value: "0...1", "Shorthand for --set level=N (voice orb)."),
+  ]
+
+  static let ownOptions = [
+    OptionSpec("out-dir", value: "dir", "Folder for a preset's outputs (default renders)."),
+    OptionSpec("null", "Render and convert every frame, write nothing: time the render alone (e.g. with time)."),
+    OptionSpec("json", "Print a JSON summary on stdout."),
+    OptionSpec("quiet", "No progress on stderr."),
+  ]
+
+  static var help: String {
+    helpText(
+      usage: "loopsmith render <effect | preset.json> [options]",
+      overview: "Render one video loop or still.",
+      arguments: [("<effect | preset.json>", "\(EffectRegistry.names.joined(separator: ", ")), or a preset file.")],
+      options: options)
+  }
+
+  static func run(_ args: [String], stdout: TextSink, stderr: TextSink) throws -> Int32 {
+    if args.contains("-h") || args.contains("--help") {
+      stdout.write(help + "\n")
+      return 0
+    }
+    // Before anything that takes time: a signal during planning or audio decoding is recorded,
+    // and the pipeline stops at its first check, so the exit status is always 128 + n.
+    Cancellation.installHandlers()
+    let parsed = try ParsedArguments(args, specs: options)
+    guard parsed.positionals.count == 1 else {
+      throw InputError(parsed.positionals.isEmpty
+        ? "render needs an effect or a preset file; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a .json file"
+        : "render takes one effect or preset; got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
+    }
+    let target = parsed.positionals[0]
+    var base = RenderRequest()
+    var outDir: String?
+    var defaultOutputs: [String] = []
+    if target.hasSuffix(".json") {
+      let preset = try Preset.load(path: target)
+      let dir = parsed.last("out-dir") ?? "renders"
+      base = preset.request
+      base.outputs = base.outputs.map { (dir as NSString).appendingPathComponent($0) }
+      defaultOutputs = [(dir as NSString).appendingPathComponent(preset.name + ".mp4")]
+      outDir = dir
+    } else {
+      base.effect = target
+    }
+    var request = base.merged(with: try requestFromFlags(parsed, effect: base.effect))
+    let discard = parsed.has("null")
+    // --null converts for the outputs given, or for Y4M when none is: nothing is opened.
+    if discard && request.outputs.isEmpty { request.outputs = ["-"] }
+    let job = try request.job(defaultOutputs: defaultOutputs)
+    if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+    let quiet = parsed.has("quiet")
+    let progress = ProgressReporter(sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "), quiet: quiet)
+    let result = try RenderPipeline.run(job, discard: discard) { done, total in progress.update(done, total) }
+    progress.finish(job.frameCount)
+    if parsed.has("json") {
+      stdout.write(CLI.jsonString(summary(job, result)) + "\n")
+    }
+    return 0
+  }
+
+  /// The flags as a request; parameter values are checked against the effect's table.
+  static func requestFromFlags(_ p: ParsedArguments, effect: String?) throws -> RenderRequest {
+    var r = RenderRequest()
+    for setting in RenderSetting.all {
+      let given = p.occurrences(setting.flag)  // the last first
+      // Outputs add up in the order given; of any other flag, the last counts.
+      let used = if case .outputs = setting.kind { Array(given.reversed()) } else { Array(given.prefix(1)) }
+      for (typed, text) in used { setting.write(try setting.parse(text, typed: typed), into: &r) }
+    }
+    // Each value with the words that name it in an error: `--set speed`, or the shorthand typed.
+    var sets: [(name: String, value: String, label: String)] = []
+    for item in p.all("set") {
+      guard let eq = item.firstIndex(of: "=") else {
+        throw InputError("--set: '\(item)' is not valid; expected name=value")
+      }
+      let name = String(item[..<eq])
+      sets.append((name, String(item[item.index(after: eq)...]), "--set \(name)"))
+    }
+    for shorthand in ["weather", "state", "level"] {
+      if let (typed, value) = p.occurrences(shorthand).first { sets.append((shorthand, value, typed)) }
+    }
+    guard let effect, !sets.isEmpty else { return r }
+    let type = try RenderRequest.effectType(effect)
+    for (name, value, label) in sets {
+      let spec: ParameterSpec
+      do { spec = try RenderRequest.parameter(name, of: type) } catch let e as InputError {
+        throw InputError("\(label.hasPrefix("--set") ? "--set" : label): \(e)")
+      }
+      do {
+        r.parameters[name] = try spec.parse(value)
+      } catch let e as ParameterError {
+        throw InputError("\(label): '\(value)' is not valid; expected \(e.expected)")
+      }
+    }
+    return r
+  }
+
+  static func summary(_ job: RenderJob, _ result: RenderResult) -> [String: Any] {
+    var out: [String: Any] = [
+      "status": "ok",
+      "effect": job.effectType.info.name,
+      "size": "\(job.width)x\(job.height)",
+      "fps": job.fps,
+      "frames": result.frames,
+      "duration": job.duration,
+      "threads": job.threads,
+      // Encoder threads change the bytes (ENCODING D1): a summary says which were used.
+      "encoderThreads": job.outputs.first?.threads ?? 0,
+      "outputs": result.files.map { f -> [String: Any] in
+        ["path": f.path, "frames": f.frames, "duration": f.duration, "bytes": f.bytes, "codec": f.codec.rawValue, "pixelFormat": f.pixelFormat]
+      },
+    ]
+    if let t = job.transition {
+      // The loops the clip joins: render them at the same size, fps and speed limit, without --duration.
+      out["transition"] = ["from": t.from, "to": t.to, "change": t.change, "fromLoop": t.fromLoop, "toLoop": t.toLoop]
+    }
+    return out
+  }
+}
+
+/// Progress on stderr: a live bar on a terminal, a plain line every few seconds otherwise.
+final class ProgressReporter: @unchecked Sendable {
+  let sink: TextSink
+  let label: String
+  let quiet: Bool
+  private var lastLine = Date.distantPast
+  private let lock = NSLock()
+
+  init(sink: TextSink, label: String, quiet: Bool) { (self.sink, self.label, self.quiet) = (sink, label, quiet) }
+
+  func update(_ done: Int, _ total: Int) {
+    guard !quiet else { return }
+    lock.withLock {
+      if sink.isTerminal {
+        let width = 30
+        let filled = total > 0 ? done * width / total : width
+        sink.write("\r\(label) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] \(done)/\(total) frames")
+      } else if Date().timeIntervalSince(lastLine) >= 2 {
+        lastLine = Date()
+        sink.write("\(label): \(done)/\(total) frames\n")
+      }
+    }
+  }
+
+  func finish(_ total: Int) {
+    guard !quiet else { return }
+    sink.write(sink.isTerminal ? "\r\(label): \(total)/\(total) frames, done\n" : "\(label): \(total)/\(total) frames, done\n")
+  }
+}
