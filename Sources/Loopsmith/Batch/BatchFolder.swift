@@ -3,7 +3,7 @@ import Foundation
 /// The shared state of a batch's output folder: a lock file that serializes every change to the
 /// manifest (batches running at once into one `--out` each keep their entries), the manifest merged
 /// under it, and the removal of temporaries that dead processes left behind.
-enum BatchFolder {
+package enum BatchFolder {
   static let lockName = ".loopsmith-lock"
   static let temporarySuffix = ".loopsmith-tmp"
 
@@ -59,7 +59,7 @@ enum BatchFolder {
 
   /// `text` from a manifest (a shard's, perhaps hostile) as one line for a terminal: control
   /// characters, escape sequences' ESC among them, become U+FFFD.
-  static func printable(_ text: String) -> String {
+  package static func printable(_ text: String) -> String {
     String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "\u{FFFD}" : $0 }))
   }
 
