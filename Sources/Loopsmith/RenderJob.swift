@@ -358,14 +358,14 @@ extension RenderRequest {
       throw InputError("\(levels != nil ? "--levels" : "--audio"): only the voice-orb effect follows a level; got \(type.info.name)")
     }
     if let path = levels {
-      let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path)  // a symlinked preset is fine
-      let size = (attributes?[.size] as? NSNumber)?.intValue ?? -1
-      // Sized before reading (a huge file or /dev/zero would be read whole); an empty one says nothing.
-      guard attributes?[.type] as? FileAttributeType == .typeRegular, size > 0, size <= 16 << 20,
-        let data = FileManager.default.contents(atPath: path)
-      else {
-        throw InputError("--levels: \(path): cannot read the file; expected a JSON or CSV file of time and level")
+      // A regular file under 16 MiB, opened once (a FIFO or /dev/zero would hang or be read whole).
+      let data: Data
+      do {
+        data = try InputFile(path: path, limit: InputFile.Limit.levels, what: "levels file").readAll()
+      } catch let e as VideoError {
+        throw InputError("--levels: \(e)")
       }
+      guard !data.isEmpty else { throw InputError("--levels: \(path): empty file; expected a JSON or CSV file of time and level") }
       guard let text = String(data: data, encoding: .utf8) else { throw InputError("--levels: \(path): not UTF-8 text") }
       if path.lowercased().hasSuffix(".json") {
         guard let rows = (try? JSONSerialization.jsonObject(with: data)) as? [[Double]], !rows.isEmpty,

@@ -36,8 +36,14 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// The premultiplied pixel of this color.
+  ///
+  /// Total, as Skia's paint colors: alpha is clamped to 0...1 and components to -4...4 (far
+  /// beyond extended sRGB), and a component that is not a number counts as 0, so no NaN or
+  /// infinity reaches a blend.
   public var premultiplied: Pixel {
-    Pixel(red * alpha, green * alpha, blue * alpha, alpha)
+    @inline(__always) func bounded(_ v: Float, _ lo: Float, _ hi: Float) -> Float { v > lo ? (v < hi ? v : hi) : (v == lo ? lo : (v < lo ? lo : 0)) }
+    let a = bounded(alpha, 0, 1)
+    return Pixel(bounded(red, -4, 4) * a, bounded(green, -4, 4) * a, bounded(blue, -4, 4) * a, a)
   }
 
   /// `#RRGGBB` or `#RRGGBBAA`, rounded to 8 bits.

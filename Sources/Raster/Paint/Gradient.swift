@@ -73,12 +73,16 @@ struct GradientTable {
     entries = (0...n).map { gradient.color(at: Float($0) / Float(n)) }
   }
 
+  /// The color at `t`, padded: below 0 and NaN (a gradient under a degenerate transform) give
+  /// the first entry, above 1 the last.
   @inline(__always) static func lookup(_ t: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
-    lookupClamped(min(max(t, 0), 1) * Float(GradientTable.size), base)
+    let clamped: Float = t > 0 ? (t < 1 ? t : 1) : 0  // the same two compares as min(max()), and NaN is 0
+    return lookupClamped(clamped * Float(GradientTable.size), base)
   }
 
-  /// The color at table position `x`, already in 0...size.
+  /// The color at table position `x`, already in 0...size (anything else is clamped into it).
   @inline(__always) static func lookupClamped(_ x: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
+    let x: Float = x > 0 ? (x < Float(GradientTable.size) ? x : Float(GradientTable.size)) : 0
     let i = min(Int(x), GradientTable.size - 1)
     let f = x - Float(i)
     let a = base[i], b = base[i + 1]
