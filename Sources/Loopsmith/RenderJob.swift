@@ -221,17 +221,21 @@ extension RenderRequest {
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s
     }
-    // Each render thread holds a float frame (16 bytes a pixel) and, per output, two converted
-    // frames in the ring (at most 8 bytes a pixel): 64 threads at 4096x4096 would want 17 GiB.
-    // Threads beyond a budget of 4 GiB (or half the memory, if less) are dropped: more threads
-    // than that only add frames in flight. If one thread does not fit, say so.
+    // One memory budget (MemoryBudget) holds the encoders and the frames in flight. Each render
+    // thread holds a float frame and its layers (16 bytes a pixel each, about 4 of them drawn at
+    // once) and, per output, two converted frames in the ring (at most 8 bytes a pixel): 64
+    // threads at 4096x4096 would want 17 GiB. Threads beyond the budget are dropped (more only
+    // add frames in flight); if the encoders and one thread do not fit, say so before any work.
     let pixels = UInt64(width) * UInt64(height)
-    let bytesPerThread = pixels * 16 + 2 * UInt64(settings.count) * pixels * 8
-    let budget = min(ProcessInfo.processInfo.physicalMemory / 2, 4 << 30)
-    guard bytesPerThread <= budget else {
-      throw InputError("--size: \(width)x\(height) with \(settings.count) outputs needs \(bytesPerThread >> 20) MiB a frame; expected at most \(budget >> 20) MiB: use fewer outputs or a smaller size")
+    let bytesPerThread = pixels * 16 * 4 + 2 * UInt64(settings.count) * pixels * 8
+    let encoderBytes = settings.reduce(UInt64(0)) { $0 + MemoryBudget.encoderBytes($1) }
+    let budget = memoryLimit ?? MemoryBudget.defaultBytes
+    guard encoderBytes + bytesPerThread <= budget else {
+      let limit = memoryLimit == nil ? "the default memory budget (half the memory)" : "the memory budget"
+      throw InputError(
+        "--memory-limit: \(width)x\(height) with \(settings.count) output\(settings.count == 1 ? "" : "s") needs \(MemoryBudget.describe(encoderBytes + bytesPerThread)) (encoders \(MemoryBudget.describe(encoderBytes)), one render thread \(MemoryBudget.describe(bytesPerThread))); \(limit) is \(MemoryBudget.describe(budget)): raise it with --memory-limit, or use fewer outputs or a smaller size")
     }
-    let threadsThatFit = Int(min(UInt64(threads), budget / bytesPerThread))
+    let threadsThatFit = Int(min(UInt64(threads), (budget - encoderBytes) / bytesPerThread))
     return RenderJob(
       effectType: type, values: values, environment: environment, width: width, height: height, scale: scale,
       fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings, threads: threadsThatFit,

@@ -38,6 +38,8 @@ public struct RenderRequest: Sendable {
   /// A transition clip from one weather or voice state to another (`rain:snow`), which starts on
   /// frame 0 of the first one's loop and ends just before frame 0 of the second one's.
   public var transition: String?
+  /// The memory budget in bytes for frames, layers and encoders together (`--memory-limit`).
+  public var memoryLimit: UInt64?
 
   public init() {}
 
@@ -67,6 +69,7 @@ public struct RenderRequest: Sendable {
     out.audio = overrides.audio ?? audio
     out.levels = overrides.levels ?? levels
     out.transition = overrides.transition ?? transition
+    out.memoryLimit = overrides.memoryLimit ?? memoryLimit
     return out
   }
 }

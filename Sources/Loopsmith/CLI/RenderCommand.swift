@@ -28,6 +28,7 @@ enum RenderCommand {
     OptionSpec("max-speed-change", value: "fraction", "The largest speed change a loop plan may make (default 0.1)."),
     OptionSpec("threads", value: "n", "Render threads (default: all cores)."),
     OptionSpec("encoder-threads", value: "n", "Encoder threads, pinned so bytes repeat (default: min(threads, 4))."),
+    OptionSpec("memory-limit", value: "size", "Memory for frames and encoders together, e.g. 8G (default: half the memory)."),
     OptionSpec("x264-preset", value: "name", "libx264 speed preset (default medium)."),
     OptionSpec("out-dir", value: "dir", "Folder for a preset's outputs (default renders)."),
     OptionSpec("null", "Render and convert every frame, write nothing: time the render alone (e.g. with time)."),
@@ -116,6 +117,7 @@ enum RenderCommand {
     if let e = r.encoderThreads, !(1...64).contains(e) {
       throw InputError("--encoder-threads: '\(e)' is not valid; expected a whole number from 1 to 64")
     }
+    r.memoryLimit = try p.last("memory-limit").map { try MemoryBudget.parse($0) }
     r.x264Preset = p.last("x264-preset")
     if let preset = r.x264Preset, !["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"].contains(preset) {
       throw InputError("--x264-preset: '\(preset)' is not valid; expected ultrafast, superfast, veryfast, faster, fast, medium, slow, slower or veryslow")
