@@ -98,7 +98,8 @@ extension RenderRequest {
     var values = ParameterValues(specs: info.parameters, given: given)
 
     let scale = self.scale ?? 3
-    guard scale.isFinite, scale > 0, scale <= Limits.maxScale else {
+    // Drawing takes the scale as a Float: 1e-45 would arrive as 0 (or a subnormal, which is no scale).
+    guard scale.isFinite, scale > 0, scale <= Limits.maxScale, Float(scale).isNormal else {
       throw InputError("--scale: '\(ParameterValue.format(scale))' is not valid; expected a number above 0 and at most \(Int(Limits.maxScale))")
     }
     let width: Int, height: Int
@@ -135,6 +136,10 @@ extension RenderRequest {
     }
     let paths = outputs.isEmpty ? defaultOutputs : outputs
     guard !paths.isEmpty else { throw InputError("no output given; expected -o PATH (.mp4, .webm, .png, ...)") }
+    // A NUL would cut a name short in every C call, and two different names could be one file.
+    for path in paths {
+      do { try InputFile.checkName(path, what: "output") } catch let e as VideoError { throw InputError("-o: \(e)") }
+    }
 
     // Stills: a PNG (or --time) shows one moment; everything else is a loop.
     let formats = try paths.map { path -> OutputFormat in

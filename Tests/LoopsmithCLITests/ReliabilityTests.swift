@@ -147,7 +147,7 @@ import _TestSupport
     (["render", "unknown-parameter.json", "-o", "out.mp4"], 2, "unknown key 'parameters.sped'. Did you mean 'speed'?"),
     (["render", "wrong-colors.json", "-o", "out.mp4"], 2, "wrong-colors.json: 'parameters.colors'"),
     (["render", "missing.json", "-o", "out.mp4"], 2, "missing.json: no such preset file"),
-    (["render", "folder.json", "-o", "out.mp4"], 2, "folder.json: is a folder; expected a regular preset file"),
+    (["render", "folder.json", "-o", "out.mp4"], 2, "folder.json: no such preset file"),
     // Audio and level files: missing, a folder, corrupt, silent, for the wrong effect, unparsable.
     (["render", "voice-orb", "--audio", "missing.wav", "-o", "out.mp4"] + small, 2, "--audio: missing.wav: no such audio file"),
     (["render", "voice-orb", "--audio", "folder", "-o", "out.mp4"] + small, 2, "--audio: folder: is a folder; expected a regular audio file"),
