@@ -74,6 +74,14 @@ enum MeshRaster {
         colors[gy * columns + gx] = mesh.color(patch: i, j, u: u, v: v)
       }
     }
+    // As a path: a vertex that is not finite (NaN or infinite points or frame) draws nothing, and
+    // one beyond the rasterizer's reach is held to it. Per vertex, never per pixel.
+    let reach = Polylines.reach
+    if positions.contains(where: { !(abs($0.x) <= reach && abs($0.y) <= reach) }) {
+      if positions.contains(where: { !$0.x.isFinite || !$0.y.isFinite }) { return .empty }
+      let lo = Point(repeating: -reach), hi = Point(repeating: reach)
+      for k in positions.indices { positions[k] = pointwiseMin(pointwiseMax(positions[k], lo), hi) }
+    }
     var opaque = true
     for c in mesh.colors.prefix(w * h) where c.alpha < 1 { opaque = false }
     var fill = TriangleFill(layer: layer, opaque: opaque)
@@ -122,7 +130,7 @@ struct TriangleFill {
   /// The smallest whole number not below `v`, with `v` first clamped to `-1...limit`: one
   /// truncating conversion and a compare instead of a libm call a row.
   @inline(__always) static func ceiling(_ v: Float, limit: Int) -> Int {
-    let c = min(max(v, -1), Float(limit))
+    let c: Float = v > -1 ? (v < Float(limit) ? v : Float(limit)) : -1  // the same two compares; NaN is -1
     let t = Int(c)
     return Float(t) < c ? t + 1 : t
   }

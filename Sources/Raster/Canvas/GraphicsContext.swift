@@ -39,8 +39,9 @@ public struct GraphicsContext {
 
   /// Adds a filter that every later drawing operation goes through, one operation at a time.
   ///
-  /// Total: a blur radius that is not a number or not above 0 blurs nothing, and a color matrix
-  /// holding a value that is not finite is left out (as Skia drops such a filter).
+  /// Total: a blur radius that is not a number or not above 0 blurs nothing, a color matrix
+  /// holding a value that is not finite is left out (as Skia drops such a filter), and its
+  /// values are held to -1024...1024, so no product of colors overflows.
   public mutating func addFilter(_ filter: Filter) {
     switch filter {
     case .blur(let radius):
@@ -48,13 +49,16 @@ public struct GraphicsContext {
     case .colorMatrix(let m):
       let values = [m.r, m.g, m.b]
       guard values.allSatisfy({ $0.x.isFinite && $0.y.isFinite && $0.z.isFinite && $0.w.isFinite }) else { return }
-      filters.append(filter)
+      let bound = SIMD4<Float>(repeating: 1024)
+      func held(_ row: SIMD4<Float>) -> SIMD4<Float> { pointwiseMin(pointwiseMax(row, -bound), bound) }
+      filters.append(.colorMatrix(ColorMatrix(r: held(m.r), g: held(m.g), b: held(m.b))))
     }
   }
 
-  /// A blur's sigma in pixels made total: not a number or not above 0 gives 0, and it is held
-  /// to 4096 pixels, beyond which a blur of any canvas is its mean colour.
-  static func pixelSigma(_ sigma: Float) -> Float { sigma > 0 ? min(sigma, 4096) : 0 }
+  /// A blur's sigma in pixels made total: not a number or below a millionth of a pixel (whose
+  /// kernel divides by 2σ² = 0) gives 0, and it is held to 4096 pixels, beyond which a blur of
+  /// any canvas is its mean colour.
+  static func pixelSigma(_ sigma: Float) -> Float { sigma >= 1e-6 ? min(sigma, 4096) : 0 }
 
   /// The opacity as a Float in 0...1 (not a number counts as 0).
   var clampedOpacity: Float { opacity > 0 ? Float(min(opacity, 1)) : 0 }
@@ -141,10 +145,10 @@ public struct GraphicsContext {
 
   /// Draws `content` once per weight into its own layer, mixes the layers by weight (a true
   /// crossfade: `Σ wᵢ Lᵢ` in premultiplied color), then composites the mix as one operation.
-  /// A weight that is not finite counts as 0.
+  /// Weights are held to 0...1, and one that is not a number counts as 0.
   public func drawBlended(weights: [Double], _ content: (Int, inout GraphicsContext) -> Void) {
     guard !weights.isEmpty else { return }
-    let weights = weights.allSatisfy(\.isFinite) ? weights : weights.map { $0.isFinite ? $0 : 0 }
+    let weights = weights.allSatisfy({ $0 >= 0 && $0 <= 1 }) ? weights : weights.map { $0 > 0 ? min($0, 1) : 0 }
     if weights.count == 1 {
       drawLayer { content(0, &$0) }
       return
