@@ -14,6 +14,9 @@ let package = Package(
     .executableTarget(
       name: "fuzz-arguments", dependencies: [.product(name: "Loopsmith", package: "Loopsmith")],
       path: "Sources/FuzzArguments"),
+    .executableTarget(
+      name: "fuzz-raster", dependencies: [.product(name: "LoopsmithEffects", package: "Loopsmith")],
+      path: "Sources/FuzzRaster"),
   ],
   swiftLanguageModes: [.v5]
 )
