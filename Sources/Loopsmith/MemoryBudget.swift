@@ -34,12 +34,13 @@ public enum MemoryBudget {
 
   /// The most memory one encoder of `settings` is expected to hold at once, in bytes.
   ///
-  /// Per pixel of a frame, measured with /usr/bin/time's peak RSS at 1080x1920 (one render
-  /// thread, minus a render to Y4M that encodes nothing) and rounded up: libx264 medium keeps
-  /// a 40-frame lookahead; slower presets look further ahead (60 frames). libx265 and libvpx-vp9
-  /// (25 frames of lag for the alternate reference) likewise; SVT-AV1 allocates its whole
-  /// picture pipeline at open. ProRes, PNG, GIF and APNG work a frame at a time. libwebp_anim
-  /// keeps every frame until the end (4 bytes a pixel each).
+  /// Per pixel of a frame, rounded up from peak RSS at 1080x1920 (/usr/bin/time, one render
+  /// thread, less a render to Y4M that encodes nothing, 99 MB): libx264 medium about 410 MB
+  /// (198 bytes a pixel; it keeps a 40-frame lookahead, slower presets 60), SVT-AV1 preset 8
+  /// 324 MB (156; it allocates its picture pipeline at open). libx265 and libvpx-vp9 (25 frames
+  /// of lag for the alternate reference) are estimated from their lookahead like x264; ProRes,
+  /// PNG, GIF and APNG work a frame at a time; libwebp_anim keeps every frame until the end
+  /// (4 bytes a pixel each).
   public static func encoderBytes(_ settings: OutputSettings) -> UInt64 {
     let pixels = UInt64(settings.width) * UInt64(settings.height)
     let frames = UInt64(max(settings.frameCount, 1))
@@ -56,7 +57,7 @@ public enum MemoryBudget {
       return fixed + pixels * (slow ? 300 : 220)
     case .hevc: return fixed + pixels * 260
     case .vp9: return fixed + pixels * 160
-    case .av1: return (64 << 20) + pixels * 420
+    case .av1: return (64 << 20) + pixels * 200
     case .prores: return fixed + pixels * 24
     case .png, .apng, .gif: return fixed + pixels * 24
     case .webp: return fixed + pixels * 40 + pixels * 4 * frames

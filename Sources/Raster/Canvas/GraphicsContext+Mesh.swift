@@ -188,7 +188,11 @@ struct TriangleFill {
       TriangleFill.span(row + x0, count: x1 - x0, from: color, step: gx, opaque: opaque)
     }
     if xMin < xMax {
-      touched = touched.union(IntRect(x: xMin, y: yStart, width: xMax - xMin, height: yEnd - yStart))
+      // From the first row drawn, not yStart: that is -1 for a triangle reaching above the layer,
+      // and a dirty row -1 sent the streamed blur one row before the pixels (the raster fuzzer's
+      // heap corruption).
+      let top = max(yStart, 0)
+      touched = touched.union(IntRect(x: xMin, y: top, width: xMax - xMin, height: yEnd - top))
     }
   }
 }

@@ -80,9 +80,8 @@ struct GradientTable {
     return lookupClamped(clamped * Float(GradientTable.size), base)
   }
 
-  /// The color at table position `x`, already in 0...size (anything else is clamped into it).
+  /// The color at table position `x`, already in 0...size (and a number: `lookup` sees to it).
   @inline(__always) static func lookupClamped(_ x: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
-    let x: Float = x > 0 ? (x < Float(GradientTable.size) ? x : Float(GradientTable.size)) : 0
     let i = min(Int(x), GradientTable.size - 1)
     let f = x - Float(i)
     let a = base[i], b = base[i + 1]

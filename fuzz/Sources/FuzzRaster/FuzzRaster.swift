@@ -72,10 +72,15 @@ struct Reader {
 }
 
 /// Runs up to `budget` operations on `context`; nesting (layers, shadows, crossfades) takes from the same budget.
+/// Set FUZZ_TRACE=1 to print each operation (with the context's state) while replaying a crash.
+let tracing = getenv("FUZZ_TRACE") != nil
+
 func play(_ reader: inout Reader, _ context: inout GraphicsContext, depth: Int, budget: inout Int) {
   while !reader.done && budget > 0 {
     budget -= 1
-    switch reader.byte() % 16 {
+    let op = reader.byte() % 16
+    if tracing { FileHandle.standardError.write(Data("depth \(depth) op \(op) at byte \(reader.index) transform \(context.transform) filters \(context.filters)\n".utf8)) }
+    switch op {
     case 0, 1: context.fill(reader.path(), with: reader.shading(), rule: reader.byte() % 2 == 0 ? .nonZero : .evenOdd)
     case 2: context.stroke(reader.path(), with: reader.shading(), style: StrokeStyle(lineWidth: reader.float(), miterLimit: reader.float()))
     case 3: context.translateBy(x: Double(reader.float()), y: Double(reader.float()))
