@@ -103,6 +103,17 @@ import Testing
     }
   }
 
+  @Test(arguments: specials)
+  func aStraightGradientWithASpecialStopColorStaysFinite(v: Float) {
+    // The raster fuzzer's NaN pixels: straight interpolation read the stop colors as given.
+    let g = Gradient(stops: [.init(color: Color(red: v, green: v, blue: 0, alpha: v), location: 0), .init(color: .white, location: 1)], alphaInterpolation: .straight)
+    for t in [0, 0.5, 1] as [Float] {
+      let p = g.color(at: t)
+      #expect(p.x.isFinite && p.y.isFinite && p.z.isFinite && p.w.isFinite && p.w >= 0 && p.w <= 1, "t \(t): \(p)")
+    }
+    #expect(Gradient(colors: [Color(red: 0.25, green: 0.5, blue: 1, alpha: 0.75)]).stops[0].color == Color(red: 0.25, green: 0.5, blue: 1, alpha: 0.75))
+  }
+
   @Test func aLookupOfNaNGivesTheFirstColor() {
     let table = GradientTable(Gradient(colors: [.black, .white])).entries
     table.withUnsafeBufferPointer { t in
@@ -163,5 +174,19 @@ import Testing
     image.fill(Pixel(1, 1, 1, 1))
     GaussianBlur().apply(sigma: 1e30, to: image.pixels, width: 8, height: 8)
     for i in 0..<image.count { #expect(image.pixels[i].w.isFinite) }
+  }
+}
+
+/// Shadows up to the largest blur (4096 px) on canvases from 1 pixel up stay finite.
+@Suite struct HugeShadowTests {
+  @Test(arguments: [128, 256, 512, 1024, 2048, 4096] as [Double])
+  func aHugeShadowOnASmallCanvasStaysFinite(radius: Double) {
+    for size in [1, 7, 16, 24] {
+      let image = Image(width: size, height: size)
+      let surface = Surface(image: image, scale: 1)
+      surface.context().drawLayer(shadow: .black, radius: radius) { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 3, height: 3)), with: .color(.white)) }
+      surface.finish()
+      #expect((0..<image.count).allSatisfy { image.pixels[$0].w.isFinite }, "size \(size)")
+    }
   }
 }

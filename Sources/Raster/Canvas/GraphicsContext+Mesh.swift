@@ -71,7 +71,7 @@ enum MeshRaster {
         let i = min(gx / n, w - 2)
         let u = gx - i * n == n ? 1 : Float(gx - i * n) * step
         positions[gy * columns + gx] = device(mesh.position(patch: i, j, u: u, v: v))
-        colors[gy * columns + gx] = mesh.color(patch: i, j, u: u, v: v)
+        colors[gy * columns + gx] = TriangleFill.bounded(mesh.color(patch: i, j, u: u, v: v))
       }
     }
     // As a path: a vertex that is not finite (NaN or infinite points or frame) draws nothing, and
@@ -127,6 +127,15 @@ struct TriangleFill {
     @inline(__always) func x(at y: Float) -> Float { x0 + (y - y0) * slope }
   }
 
+  /// A vertex color made total: a lane that is not a number becomes 0, colors are held to
+  /// -4...4 and alpha to 0...1 (as `Color.premultiplied`), so no blend of them overflows.
+  static func bounded(_ c: Pixel) -> Pixel {
+    var p = c
+    p.replace(with: Pixel(repeating: 0), where: .!(p .== p))
+    p = pointwiseMin(pointwiseMax(p, Pixel(-4, -4, -4, 0)), Pixel(4, 4, 4, 1))
+    return p
+  }
+
   /// The smallest whole number not below `v`, with `v` first clamped to `-1...limit`: one
   /// truncating conversion and a compare instead of a libm call a row.
   @inline(__always) static func ceiling(_ v: Float, limit: Int) -> Int {
@@ -161,8 +170,15 @@ struct TriangleFill {
     guard det != 0, det.isFinite else { return }
     let d1 = c1 - c0, d2 = c2 - c0
     let inv = 1 / det
-    let gx = (d1 * e2.y - d2 * e1.y) * inv
-    let gy = (d2 * e1.x - d1 * e2.x) * inv
+    var gx = (d1 * e2.y - d2 * e1.y) * inv
+    var gy = (d2 * e1.x - d1 * e2.x) * inv
+    // A sliver thinner than a millionth of a pixel has a color slope to match, which overflows
+    // over a row: such a triangle is flat (per triangle, never per pixel).
+    let steep = Pixel(repeating: 1000), flat = Pixel(repeating: -1000)
+    if !all((gx .<= steep) .& (gx .>= flat)) || !all((gy .<= steep) .& (gy .>= flat)) {  // NaN too
+      gx = Pixel(repeating: 0)
+      gy = gx
+    }
     // Sort by y: top, middle, bottom.
     var (t, m, b) = (p0, p1, p2)
     if m.y < t.y { swap(&t, &m) }

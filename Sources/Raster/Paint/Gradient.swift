@@ -16,13 +16,14 @@ public struct Gradient: Sendable, Hashable {
   public var stops: [Stop]
   public var alphaInterpolation: AlphaInterpolation
 
-  /// Stops in the given order; locations are clamped to 0...1 and kept non-decreasing.
+  /// Stops in the given order; locations are clamped to 0...1 and kept non-decreasing, and
+  /// colors are made total as `Color.premultiplied` makes them (straight interpolation reads them).
   public init(stops: [Stop], alphaInterpolation: AlphaInterpolation = .premultiplied) {
     var last: Float = 0
     self.stops = stops.map { stop in
       let loc = stop.location.isFinite ? max(min(max(stop.location, 0), 1), last) : last
       last = loc
-      return Stop(color: stop.color, location: loc)
+      return Stop(color: stop.color.bounded, location: loc)
     }
     self.alphaInterpolation = alphaInterpolation
   }

@@ -98,11 +98,13 @@ func play(_ reader: inout Reader, _ context: inout GraphicsContext, depth: Int, 
     case 12 where depth < 3:
       let color = reader.color()
       let radius = Double(reader.float())
+      if tracing { FileHandle.standardError.write(Data("  shadow \(color) radius \(radius)\n".utf8)) }
       context.drawLayer(shadow: color, radius: radius) { inner in play(&reader, &inner, depth: depth + 1, budget: &budget) }
     case 13 where depth < 3:
       let weights = (0..<Int(reader.byte() % 3 + 1)).map { _ in Double(reader.float()) }
       context.drawBlended(weights: weights) { _, inner in play(&reader, &inner, depth: depth + 1, budget: &budget) }
     case 14:
+      defer { if tracing { FileHandle.standardError.write(Data("  mesh drawn\n".utf8)) } }
       let mesh = MeshGradient(
         width: 2, height: 2, points: (0..<4).map { _ in reader.point() }, colors: (0..<4).map { _ in reader.color() },
         background: reader.color(), smoothsColors: reader.byte() % 2 == 0)
