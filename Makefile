@@ -56,7 +56,7 @@ test-gallery: deps
 ## Seeds are fuzz/corpus/<target>; what the fuzzer learns goes to fuzz/.work/<target>, and a crash
 ## leaves fuzz/.work/<target>-crash-* (replay it: fuzz/.build/release/fuzz-<target> FILE).
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= preset arguments
+FUZZ_TARGETS ?= preset arguments raster
 fuzz: deps
 	cd fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -enable-testing
 	@for t in $(FUZZ_TARGETS); do \

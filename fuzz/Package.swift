@@ -15,6 +15,9 @@ let package = Package(
       name: "fuzz-arguments",
       dependencies: [.product(name: "Loopsmith", package: "Loopsmith"), .product(name: "LoopsmithCLI", package: "Loopsmith")],
       path: "Sources/FuzzArguments"),
+    .executableTarget(
+      name: "fuzz-raster", dependencies: [.product(name: "LoopsmithEffects", package: "Loopsmith")],
+      path: "Sources/FuzzRaster"),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -1,5 +1,6 @@
 import Effects
 import Foundation
+import Video
 
 /// A preset file: everything `render` takes, as JSON. The file name is the preset's name.
 ///
@@ -17,18 +18,15 @@ public struct Preset: Sendable {
   /// Reads and checks a preset file; errors name the file and the key path.
   public static func load(path: String) throws -> Preset {
     let url = URL(fileURLWithPath: path)
-    var isDir: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
-      throw InputError("\(path): no such preset file")
+    // Opened once, non-blocking, and sized before reading: a FIFO, a 10 GiB file or /dev/zero
+    // named .json must not be read to find out.
+    let data: Data
+    do {
+      data = try InputFile(path: path, limit: InputFile.Limit.preset, what: "preset file").readAll()
+    } catch let e as VideoError {
+      throw InputError(e.description)
     }
-    // Sized before reading: a 10 GiB file or /dev/zero named .json must not be read to find out.
-    let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path)  // a symlinked preset is fine
-    guard attributes?[.type] as? FileAttributeType == .typeRegular, let size = (attributes?[.size] as? NSNumber)?.intValue else {
-      throw InputError("\(path): not a regular file; expected a JSON preset file")
-    }
-    guard size <= 1 << 20 else { throw InputError("\(path): \(size) bytes; expected a preset under 1 MiB") }
-    guard size > 0 else { throw InputError("\(path): empty file; expected a JSON object") }
-    guard let data = try? Data(contentsOf: url) else { throw InputError("\(path): cannot read the file") }
+    guard !data.isEmpty else { throw InputError("\(path): empty file; expected a JSON object") }
     let name = url.deletingPathExtension().lastPathComponent
     return try decode(data, name: name, path: path)
   }

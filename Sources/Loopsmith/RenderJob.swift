@@ -79,6 +79,10 @@ extension RenderRequest {
     let (pair, given) = try effectValues(of: type)
     var values = ParameterValues(specs: type.info.parameters, given: given)
     let scale = try RenderSetting.scale.check(self.scale ?? 3)
+    // Drawing takes the scale as a Float: 1e-45 would arrive as 0 (or a subnormal, which is no scale).
+    guard Float(scale).isNormal else {
+      throw InputError("--scale: '\(ParameterValue.format(scale))' is not valid; expected \(RenderSetting.scale.expected)")
+    }
     let (width, height) = try frameSize(of: type.info, scale: scale)
     let environment = try renderEnvironment()
     let fps = try RenderSetting.fps.check(self.fps ?? type.defaultFPS(for: values))
@@ -115,7 +119,7 @@ extension RenderRequest {
     return RenderJob(
       effectType: type, values: values, environment: environment, width: width, height: height, scale: scale,
       fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings,
-      threads: try Self.threadsThatFit(threads, width: width, height: height, outputs: settings.count),
+      threads: try threadsThatFit(threads, width: width, height: height, settings: settings),
       levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
   }
 
@@ -179,6 +183,10 @@ extension RenderRequest {
   private func outputFormats(defaultOutputs: [String]) throws -> (paths: [String], formats: [OutputFormat]) {
     let paths = outputs.isEmpty ? defaultOutputs : outputs
     guard !paths.isEmpty else { throw InputError("no output given; expected -o PATH (.mp4, .webm, .png, ...)") }
+    // A NUL would cut a name short in every C call, and two different names could be one file.
+    for path in paths {
+      do { try InputFile.checkName(path, what: "output") } catch let e as VideoError { throw InputError("-o: \(e)") }
+    }
     let formats = try paths.map { path -> OutputFormat in
       guard let f = OutputFormat(path: path) else {
         throw InputError("-o: '\(path)' has no known extension; expected one of \(OutputFormat.allCases.map { "." + $0.rawValue }.joined(separator: ", ")) or '-'")
@@ -246,20 +254,24 @@ extension RenderRequest {
     }
   }
 
-  /// The render threads that fit in memory.
+  /// The render threads that fit in memory beside the encoders.
   ///
-  /// Each render thread holds a float frame (16 bytes a pixel) and, per output, two converted
-  /// frames in the ring (at most 8 bytes a pixel): 64 threads at 4096x4096 would want 17 GiB.
-  /// Threads beyond a budget of 4 GiB (or half the memory, if less) are dropped: more threads
-  /// than that only add frames in flight. If one thread does not fit, say so.
-  private static func threadsThatFit(_ threads: Int, width: Int, height: Int, outputs: Int) throws -> Int {
+  /// One memory budget (MemoryBudget) holds the encoders and the frames in flight. Each render
+  /// thread holds a float frame and its layers (16 bytes a pixel each, about 4 of them drawn at
+  /// once) and, per output, two converted frames in the ring (at most 8 bytes a pixel): 64
+  /// threads at 4096x4096 would want 17 GiB. Threads beyond the budget are dropped (more only
+  /// add frames in flight); if the encoders and one thread do not fit, say so before any work.
+  private func threadsThatFit(_ threads: Int, width: Int, height: Int, settings: [OutputSettings]) throws -> Int {
     let pixels = UInt64(width) * UInt64(height)
-    let bytesPerThread = pixels * 16 + 2 * UInt64(outputs) * pixels * 8
-    let budget = min(ProcessInfo.processInfo.physicalMemory / 2, 4 << 30)
-    guard bytesPerThread <= budget else {
-      throw InputError("--size: \(width)x\(height) with \(outputs) outputs needs \(bytesPerThread >> 20) MiB a frame; expected at most \(budget >> 20) MiB: use fewer outputs or a smaller size")
+    let bytesPerThread = pixels * 16 * 4 + 2 * UInt64(settings.count) * pixels * 8
+    let encoderBytes = settings.reduce(UInt64(0)) { $0 + MemoryBudget.encoderBytes($1) }
+    let budget = memoryLimit ?? MemoryBudget.defaultBytes
+    guard encoderBytes + bytesPerThread <= budget else {
+      let limit = memoryLimit == nil ? "the default memory budget (half the memory)" : "the memory budget"
+      throw InputError(
+        "--memory-limit: \(width)x\(height) with \(settings.count) output\(settings.count == 1 ? "" : "s") needs \(MemoryBudget.describe(encoderBytes + bytesPerThread)) (encoders \(MemoryBudget.describe(encoderBytes)), one render thread \(MemoryBudget.describe(bytesPerThread))); \(limit) is \(MemoryBudget.describe(budget)): raise it with --memory-limit, or use fewer outputs or a smaller size")
     }
-    return Int(min(UInt64(threads), budget / bytesPerThread))
+    return Int(min(UInt64(threads), (budget - encoderBytes) / bytesPerThread))
   }
 
   /// The loop plan of one effect with these values: of `duration` seconds, or of the default length.
@@ -373,14 +385,14 @@ extension RenderRequest {
       throw InputError("\(levels != nil ? "--levels" : "--audio"): only the voice-orb effect follows a level; got \(type.info.name)")
     }
     if let path = levels {
-      let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path)  // a symlinked preset is fine
-      let size = (attributes?[.size] as? NSNumber)?.intValue ?? -1
-      // Sized before reading (a huge file or /dev/zero would be read whole); an empty one says nothing.
-      guard attributes?[.type] as? FileAttributeType == .typeRegular, size > 0, size <= 16 << 20,
-        let data = FileManager.default.contents(atPath: path)
-      else {
-        throw InputError("--levels: \(path): cannot read the file; expected a JSON or CSV file of time and level")
+      // A regular file under 16 MiB, opened once (a FIFO or /dev/zero would hang or be read whole).
+      let data: Data
+      do {
+        data = try InputFile(path: path, limit: InputFile.Limit.levels, what: "levels file").readAll()
+      } catch let e as VideoError {
+        throw InputError("--levels: \(e)")
       }
+      guard !data.isEmpty else { throw InputError("--levels: \(path): empty file; expected a JSON or CSV file of time and level") }
       guard let text = String(data: data, encoding: .utf8) else { throw InputError("--levels: \(path): not UTF-8 text") }
       if path.lowercased().hasSuffix(".json") {
         guard let rows = (try? JSONSerialization.jsonObject(with: data)) as? [[Double]], !rows.isEmpty,

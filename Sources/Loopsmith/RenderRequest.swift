@@ -38,6 +38,8 @@ public struct RenderRequest: Sendable {
   /// A transition clip from one weather or voice state to another (`rain:snow`), which starts on
   /// frame 0 of the first one's loop and ends just before frame 0 of the second one's.
   public var transition: String?
+  /// The memory budget in bytes for frames, layers and encoders together (`--memory-limit`).
+  public var memoryLimit: UInt64?
 
   public init() {}
 
@@ -47,6 +49,7 @@ public struct RenderRequest: Sendable {
     out.effect = overrides.effect ?? effect
     out.parameters.merge(overrides.parameters) { _, new in new }
     for setting in RenderSetting.all { setting.copy(from: overrides, into: &out) }
+    out.memoryLimit = overrides.memoryLimit ?? memoryLimit
     return out
   }
 }

@@ -47,13 +47,13 @@ enum CheckCommand {
     return report.passed ? 0 : 1
   }
 
-  /// A folder or a missing or unreadable path is bad input, named before libav sees it.
+  /// A folder, a FIFO, a missing or unreadable path is bad input, named before libav sees it.
   static func requireReadableFile(_ path: String, field: String?) throws {
     let prefix = field.map { "\($0): " } ?? ""
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-      throw InputError("\(prefix)\(path): is a folder; expected a video file")
+    do {
+      _ = try InputFile(path: path, limit: InputFile.Limit.video, what: "video file")
+    } catch let e as VideoError {
+      throw InputError(prefix + e.description)
     }
-    guard FileManager.default.isReadableFile(atPath: path) else { throw InputError("\(prefix)\(path): no such readable file") }
   }
 }

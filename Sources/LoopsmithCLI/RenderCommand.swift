@@ -20,6 +20,7 @@ enum RenderCommand {
   ]
 
   static let ownOptions = [
+    OptionSpec("memory-limit", value: "size", "Memory for frames and encoders together, e.g. 8G (default: half the memory)."),
     OptionSpec("out-dir", value: "dir", "Folder for a preset's outputs (default renders)."),
     OptionSpec("null", "Render and convert every frame, write nothing: time the render alone (e.g. with time)."),
     OptionSpec("json", "Print a JSON summary on stdout."),
@@ -87,6 +88,7 @@ enum RenderCommand {
       let used = if case .outputs = setting.kind { Array(given.reversed()) } else { Array(given.prefix(1)) }
       for (typed, text) in used { setting.write(try setting.parse(text, typed: typed), into: &r) }
     }
+    r.memoryLimit = try p.last("memory-limit").map { try MemoryBudget.parse($0) }
     // Each value with the words that name it in an error: `--set speed`, or the shorthand typed.
     var sets: [(name: String, value: String, label: String)] = []
     for item in p.all("set") {

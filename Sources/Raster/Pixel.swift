@@ -36,8 +36,20 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// The premultiplied pixel of this color.
+  ///
+  /// Total, as Skia's paint colors: alpha is clamped to 0...1 and components to -4...4 (far
+  /// beyond extended sRGB), and a component that is not a number counts as 0, so no NaN or
+  /// infinity reaches a blend.
   public var premultiplied: Pixel {
-    Pixel(red * alpha, green * alpha, blue * alpha, alpha)
+    let c = bounded
+    return Pixel(c.red * c.alpha, c.green * c.alpha, c.blue * c.alpha, c.alpha)
+  }
+
+  /// This color with alpha held to 0...1, components to -4...4, and a component that is not a
+  /// number as 0; the same color, bit for bit, when it is already in range.
+  public var bounded: Color {
+    @inline(__always) func held(_ v: Float, _ lo: Float, _ hi: Float) -> Float { v > lo ? (v < hi ? v : hi) : (v == lo ? lo : (v < lo ? lo : 0)) }
+    return Color(red: held(red, -4, 4), green: held(green, -4, 4), blue: held(blue, -4, 4), alpha: held(alpha, 0, 1))
   }
 
   /// `#RRGGBB` or `#RRGGBBAA`, rounded to 8 bits.

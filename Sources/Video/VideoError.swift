@@ -32,7 +32,16 @@ extension VideoError {
 /// Keeps libav's own log off stderr: encoder statistics would clutter the progress, and its
 /// error lines would be a second line beside the one error Loopsmith prints (its words reach that
 /// line through the returned codes, `libavMessage`).
-func silenceLibAVLog() { av_log_set_level(AV_LOG_QUIET) }
+///
+/// SVT-AV1 logs through its own printf, not libav's log: it reads `SVT_LOG` when its first encoder
+/// opens and would print a 15-line banner at its default level (info). Level 0 keeps only fatal
+/// errors; a value the user set stays (setenv runs once, before any encoder thread exists).
+func silenceLibAVLog() {
+  av_log_set_level(AV_LOG_QUIET)
+  _ = svtLogSilenced
+}
+
+private let svtLogSilenced: Bool = setenv("SVT_LOG", "0", 0) == 0
 
 /// libav's own words for an error code.
 func libavMessage(_ code: Int32) -> String {

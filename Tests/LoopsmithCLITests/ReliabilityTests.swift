@@ -97,7 +97,7 @@ import _TestSupport
     (["render", "color-orbs", "-o", "out.mp4", "--size", "-2x32"], 2, "--size: '-2x32' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--size", "9223372036854775807x9223372036854775807"], 2, "each side from 1 to 8192"),
     (["render", "color-orbs", "-o", "out.mp4", "--size", "8192x8192"], 2, "at most 16777216 pixels"),
-    (["render", "color-orbs", "--size", "4096x4096"] + (0..<16).flatMap { ["-o", "out\($0).mov"] }, 2, "--size: 4096x4096 with 16 outputs needs 4352 MiB a frame; expected at most"),
+    (["render", "color-orbs", "--size", "4096x4096", "--memory-limit", "4G"] + (0..<16).flatMap { ["-o", "out\($0).mov"] }, 2, "; the memory budget is 4.0 GiB: raise it with --memory-limit, or use fewer outputs"),
     (["render", "color-orbs", "-o", "out.mp4", "--fps", "nan"], 2, "--fps: 'nan' is not valid; expected a whole number"),
     (["render", "color-orbs", "-o", "out.mp4", "--fps", "-1"], 2, "--fps: '-1' is not valid; expected a whole number from 1 to 240"),
     (["render", "color-orbs", "-o", "out.mp4", "--fps", "99999999999999999999"], 2, "--fps: '99999999999999999999' is not valid"),
@@ -131,12 +131,12 @@ import _TestSupport
     (["render", "color-orbs", "-o", "out.mp4", "-o", "out.png"], 2, "a PNG still cannot share a render"),
     // Preset files: empty, truncated, not UTF-8, deeply nested, huge, wrong-typed, unknown keys.
     (["render", "empty.json", "-o", "out.mp4"], 2, "empty.json: empty file; expected a JSON object"),
-    (["render", "zero.json", "-o", "out.mp4"], 2, "zero.json: not a regular file; expected a JSON preset file"),
+    (["render", "zero.json", "-o", "out.mp4"], 2, "zero.json: is a character device; expected a regular preset file"),
     (["render", "truncated.json", "-o", "out.mp4"], 2, "truncated.json: not valid JSON"),
     (["render", "not-utf8.json", "-o", "out.mp4"], 2, "not-utf8.json: not UTF-8 text; expected a JSON object"),
     (["render", "deep.json", "-o", "out.mp4"], 2, "deep.json: not valid JSON"),
     (["plan", "deep.json"], 2, "deep.json: not valid JSON"),
-    (["render", "huge.json", "-o", "out.mp4"], 2, "huge.json: 2097192 bytes; expected a preset under 1 MiB"),
+    (["render", "huge.json", "-o", "out.mp4"], 2, "huge.json: 2097192 bytes; expected a preset file of at most 1 MiB"),
     (["render", "wrong-type.json", "-o", "out.mp4"], 2, "wrong-type.json: 'effect': expected a string"),
     (["render", "array.json", "-o", "out.mp4"], 2, "array.json: expected a JSON object at the top level"),
     (["render", "unknown-key.json", "-o", "out.mp4"], 2, "unknown-key.json: unknown key 'sped'"),
@@ -150,13 +150,13 @@ import _TestSupport
     (["render", "folder.json", "-o", "out.mp4"], 2, "folder.json: no such preset file"),
     // Audio and level files: missing, a folder, corrupt, silent, for the wrong effect, unparsable.
     (["render", "voice-orb", "--audio", "missing.wav", "-o", "out.mp4"] + small, 2, "--audio: missing.wav: no such audio file"),
-    (["render", "voice-orb", "--audio", "folder", "-o", "out.mp4"] + small, 2, "--audio: folder: no such audio file"),
+    (["render", "voice-orb", "--audio", "folder", "-o", "out.mp4"] + small, 2, "--audio: folder: is a folder; expected a regular audio file"),
     (["render", "voice-orb", "--audio", "corrupt.wav", "-o", "out.mp4"] + small, 2, "--audio: corrupt.wav: avformat_open_input failed"),
     (["render", "voice-orb", "--audio", "silent.wav", "-o", "out.mp4"] + small, 2, "--audio: silent.wav: the audio is silent; expected a voice recording"),
     (["render", "color-orbs", "--audio", "silent.wav", "-o", "out.mp4"] + small, 2, "--audio: only the voice-orb effect follows a level; got color-orbs"),
-    (["render", "voice-orb", "--levels", "missing.csv", "-o", "out.mp4"] + small, 2, "--levels: missing.csv: cannot read the file"),
-    (["render", "voice-orb", "--levels", "/dev/zero", "-o", "out.mp4"] + small, 2, "--levels: /dev/zero: cannot read the file"),
-    (["render", "voice-orb", "--levels", "empty.json", "-o", "out.mp4"] + small, 2, "--levels: empty.json: cannot read the file"),
+    (["render", "voice-orb", "--levels", "missing.csv", "-o", "out.mp4"] + small, 2, "--levels: missing.csv: no such levels file"),
+    (["render", "voice-orb", "--levels", "/dev/zero", "-o", "out.mp4"] + small, 2, "--levels: /dev/zero: is a character device; expected a regular levels file"),
+    (["render", "voice-orb", "--levels", "empty.json", "-o", "out.mp4"] + small, 2, "--levels: empty.json: empty file; expected a JSON or CSV file of time and level"),
     (["render", "voice-orb", "--levels", "bad-levels.json", "-o", "out.mp4"] + small, 2, "--levels: bad-levels.json: expected a JSON list of [seconds, level] pairs"),
     (["render", "voice-orb", "--levels", "bad-levels.csv", "-o", "out.mp4"] + small, 2, "--levels: bad-levels.csv:"),
     (["render", "voice-orb", "--levels", "header-only.csv", "-o", "out.mp4"] + small, 2, "--levels: header-only.csv: no levels"),
@@ -165,8 +165,8 @@ import _TestSupport
     (["render", "color-orbs", "-o", "folder.mp4"] + small, 1, "folder.mp4: is a directory; expected a file path"),
     (["render", "color-orbs", "-o", "folder"] + small, 2, "'folder' has no known extension"),
     // check on missing, corrupt and empty files, a folder and audio.
-    (["check", "missing.mp4"], 2, "missing.mp4: no such readable file"),
-    (["check", "folder.mp4"], 2, "folder.mp4: is a folder; expected a video file"),
+    (["check", "missing.mp4"], 2, "missing.mp4: no such video file"),
+    (["check", "folder.mp4"], 2, "folder.mp4: is a folder; expected a regular video file"),
     (["check", "corrupt.mp4"], 1, "corrupt.mp4: avformat_open_input failed"),
     (["check", "empty.mp4"], 1, "empty.mp4: avformat_open_input failed"),
     (["check", "silent.wav"], 1, "silent.wav: av_find_best_stream failed"),
@@ -239,9 +239,9 @@ import _TestSupport
 
   @Test(.enabled(if: canDropToNobody, "root needs /usr/bin/setpriv to run as nobody; root reads any file"),
         arguments: [
-          (["render", "locked.json", "-o", "out.mp4"], "locked.json: cannot read the file"),
-          (["render", "voice-orb", "--audio", "locked.wav", "-o", "out.mp4"], "--audio: locked.wav: avformat_open_input failed: Permission denied"),
-          (["render", "voice-orb", "--levels", "locked.csv", "-o", "out.mp4"], "--levels: locked.csv: cannot read the file"),
+          (["render", "locked.json", "-o", "out.mp4"], "locked.json: cannot open the preset file: Permission denied"),
+          (["render", "voice-orb", "--audio", "locked.wav", "-o", "out.mp4"], "--audio: locked.wav: cannot open the audio file: Permission denied"),
+          (["render", "voice-orb", "--levels", "locked.csv", "-o", "out.mp4"], "--levels: locked.csv: cannot open the levels file: Permission denied"),
         ])
   func anUnreadableInputFileIsBadInputNamingIt(args: [String], message: String) throws {
     let dir = TemporaryDirectory()

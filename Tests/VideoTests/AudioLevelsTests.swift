@@ -83,8 +83,9 @@ func writeWAV(_ path: String, samples: [Double], rate: Int = 48000, channels: In
     var s = try settings(folder.path("a.mp4"), frames: 2)
     s.audio = AudioTrack(path: folder.path("none.wav"))
     #expect { try VideoWriter(s) } throws: { error in
-      guard case VideoError.io(let message) = error else { return false }
-      return message.contains("none.wav")
+      // A missing input file is bad input the user can fix (exit status 2), not an I/O failure.
+      guard case VideoError.invalidSettings(let message) = error else { return false }
+      return message.hasSuffix("none.wav: no such audio file")
     }
     #expect(files(in: folder.url.path).isEmpty)
   }

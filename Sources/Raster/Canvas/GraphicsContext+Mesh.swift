@@ -71,8 +71,16 @@ enum MeshRaster {
         let i = min(gx / n, w - 2)
         let u = gx - i * n == n ? 1 : Float(gx - i * n) * step
         positions[gy * columns + gx] = device(mesh.position(patch: i, j, u: u, v: v))
-        colors[gy * columns + gx] = mesh.color(patch: i, j, u: u, v: v)
+        colors[gy * columns + gx] = TriangleFill.bounded(mesh.color(patch: i, j, u: u, v: v))
       }
+    }
+    // As a path: a vertex that is not finite (NaN or infinite points or frame) draws nothing, and
+    // one beyond the rasterizer's reach is held to it. Per vertex, never per pixel.
+    let reach = Polylines.reach
+    if positions.contains(where: { !(abs($0.x) <= reach && abs($0.y) <= reach) }) {
+      if positions.contains(where: { !$0.x.isFinite || !$0.y.isFinite }) { return .empty }
+      let lo = Point(repeating: -reach), hi = Point(repeating: reach)
+      for k in positions.indices { positions[k] = pointwiseMin(pointwiseMax(positions[k], lo), hi) }
     }
     var opaque = true
     for c in mesh.colors.prefix(w * h) where c.alpha < 1 { opaque = false }
@@ -119,10 +127,19 @@ struct TriangleFill {
     @inline(__always) func x(at y: Float) -> Float { x0 + (y - y0) * slope }
   }
 
+  /// A vertex color made total: a lane that is not a number becomes 0, colors are held to
+  /// -4...4 and alpha to 0...1 (as `Color.premultiplied`), so no blend of them overflows.
+  static func bounded(_ c: Pixel) -> Pixel {
+    var p = c
+    p.replace(with: Pixel(repeating: 0), where: .!(p .== p))
+    p = pointwiseMin(pointwiseMax(p, Pixel(-4, -4, -4, 0)), Pixel(4, 4, 4, 1))
+    return p
+  }
+
   /// The smallest whole number not below `v`, with `v` first clamped to `-1...limit`: one
   /// truncating conversion and a compare instead of a libm call a row.
   @inline(__always) static func ceiling(_ v: Float, limit: Int) -> Int {
-    let c = min(max(v, -1), Float(limit))
+    let c: Float = v > -1 ? (v < Float(limit) ? v : Float(limit)) : -1  // the same two compares; NaN is -1
     let t = Int(c)
     return Float(t) < c ? t + 1 : t
   }
@@ -153,8 +170,15 @@ struct TriangleFill {
     guard det != 0, det.isFinite else { return }
     let d1 = c1 - c0, d2 = c2 - c0
     let inv = 1 / det
-    let gx = (d1 * e2.y - d2 * e1.y) * inv
-    let gy = (d2 * e1.x - d1 * e2.x) * inv
+    var gx = (d1 * e2.y - d2 * e1.y) * inv
+    var gy = (d2 * e1.x - d1 * e2.x) * inv
+    // A sliver thinner than a millionth of a pixel has a color slope to match, which overflows
+    // over a row: such a triangle is flat (per triangle, never per pixel).
+    let steep = Pixel(repeating: 1000), flat = Pixel(repeating: -1000)
+    if !all((gx .<= steep) .& (gx .>= flat)) || !all((gy .<= steep) .& (gy .>= flat)) {  // NaN too
+      gx = Pixel(repeating: 0)
+      gy = gx
+    }
     // Sort by y: top, middle, bottom.
     var (t, m, b) = (p0, p1, p2)
     if m.y < t.y { swap(&t, &m) }
@@ -180,7 +204,11 @@ struct TriangleFill {
       TriangleFill.span(row + x0, count: x1 - x0, from: color, step: gx, opaque: opaque)
     }
     if xMin < xMax {
-      touched = touched.union(IntRect(x: xMin, y: yStart, width: xMax - xMin, height: yEnd - yStart))
+      // From the first row drawn, not yStart: that is -1 for a triangle reaching above the layer,
+      // and a dirty row -1 sent the streamed blur one row before the pixels (the raster fuzzer's
+      // heap corruption).
+      let top = max(yStart, 0)
+      touched = touched.union(IntRect(x: xMin, y: top, width: xMax - xMin, height: yEnd - top))
     }
   }
 }

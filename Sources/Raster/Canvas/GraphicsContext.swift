@@ -38,7 +38,30 @@ public struct GraphicsContext {
   }
 
   /// Adds a filter that every later drawing operation goes through, one operation at a time.
-  public mutating func addFilter(_ filter: Filter) { filters.append(filter) }
+  ///
+  /// Total: a blur radius that is not a number or not above 0 blurs nothing, a color matrix
+  /// holding a value that is not finite is left out (as Skia drops such a filter), and its
+  /// values are held to -1024...1024, so no product of colors overflows.
+  public mutating func addFilter(_ filter: Filter) {
+    switch filter {
+    case .blur(let radius):
+      filters.append(.blur(radius: radius > 0 ? radius : 0))
+    case .colorMatrix(let m):
+      let values = [m.r, m.g, m.b]
+      guard values.allSatisfy({ $0.x.isFinite && $0.y.isFinite && $0.z.isFinite && $0.w.isFinite }) else { return }
+      let bound = SIMD4<Float>(repeating: 1024)
+      func held(_ row: SIMD4<Float>) -> SIMD4<Float> { pointwiseMin(pointwiseMax(row, -bound), bound) }
+      filters.append(.colorMatrix(ColorMatrix(r: held(m.r), g: held(m.g), b: held(m.b))))
+    }
+  }
+
+  /// A blur's sigma in pixels made total: not a number or below a millionth of a pixel (whose
+  /// kernel divides by 2σ² = 0) gives 0, and it is held to 4096 pixels, beyond which a blur of
+  /// any canvas is its mean colour.
+  static func pixelSigma(_ sigma: Float) -> Float { sigma >= 1e-6 ? min(sigma, 4096) : 0 }
+
+  /// The opacity as a Float in 0...1 (not a number counts as 0).
+  var clampedOpacity: Float { opacity > 0 ? Float(min(opacity, 1)) : 0 }
 
   // MARK: - Fill and stroke
 
@@ -46,6 +69,7 @@ public struct GraphicsContext {
   public func fill(_ path: Path, with shading: Shading, rule: FillRule = .nonZero) {
     surface.lines.removeAll()
     path.flatten(transform: transform, into: &surface.lines)
+    surface.lines.sanitize()
     draw(lines: surface.lines, shading: shading, rule: rule)
   }
 
@@ -56,8 +80,14 @@ public struct GraphicsContext {
     // Widen in device space: the flattened points are already transformed, so the half width is
     // the user width times the transform's length scale.
     path.flatten(transform: transform, into: &surface.lines)
-    let hw = style.lineWidth * transform.lengthScale / 2
-    surface.lines.stroked(halfWidth: hw, miterLimit: style.miterLimit, into: &surface.outline)
+    surface.lines.sanitize()
+    // A width that is not a number, or not above 0, strokes nothing; a huge one is held to the reach.
+    let width = style.lineWidth * transform.lengthScale
+    guard width > 0 else { return }
+    let hw = min(width, Polylines.reach) / 2
+    let miter: Float = style.miterLimit >= 1 ? min(style.miterLimit, 1000) : 1
+    surface.lines.stroked(halfWidth: hw, miterLimit: miter, into: &surface.outline)
+    surface.outline.sanitize()
     draw(lines: surface.outline, shading: shading, rule: .nonZero)
   }
 
@@ -71,6 +101,7 @@ public struct GraphicsContext {
   public mutating func clip(to path: Path, rule: FillRule = .nonZero) {
     surface.lines.removeAll()
     path.flatten(transform: transform, into: &surface.lines)
+    surface.lines.sanitize()  // a path that is not finite clips everything away
     var rect = IntRect.empty
     if let b = surface.lines.bounds {
       rect = IntRect(covering: b.min, b.max).intersection(target.bounds)
@@ -114,8 +145,10 @@ public struct GraphicsContext {
 
   /// Draws `content` once per weight into its own layer, mixes the layers by weight (a true
   /// crossfade: `Σ wᵢ Lᵢ` in premultiplied color), then composites the mix as one operation.
+  /// Weights are held to 0...1, and one that is not a number counts as 0.
   public func drawBlended(weights: [Double], _ content: (Int, inout GraphicsContext) -> Void) {
     guard !weights.isEmpty else { return }
+    let weights = weights.allSatisfy({ $0 >= 0 && $0 <= 1 }) ? weights : weights.map { $0 > 0 ? min($0, 1) : 0 }
     if weights.count == 1 {
       drawLayer { content(0, &$0) }
       return
@@ -195,8 +228,8 @@ public struct GraphicsContext {
     layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
     var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
     content(&inner)
-    let sigma = Float(radius) * transform.lengthScale
-    let margin = Int((3 * max(sigma, 0)).rounded(.up))
+    let sigma = Self.pixelSigma(Float(radius) * transform.lengthScale)
+    let margin = Int((3 * sigma).rounded(.up))
     let region = layer.dirty.insetBy(-margin)
     if !region.isEmpty && color.alpha > 0 && GaussianBlur.streams(sigma: sigma) {
       // A large shadow is blurred from the layer's alpha shrunk, straight onto the view.
@@ -251,18 +284,26 @@ public struct GraphicsContext {
     guard let bounds = lines.bounds else { return }
     let program = ShadingProgram(shading, transform: transform)
     if filters.isEmpty {
-      rasterize(lines, program, rule, into: target, origin: (0, 0), opacity: Float(opacity),
+      rasterize(lines, program, rule, into: target, origin: (0, 0), opacity: clampedOpacity,
                 mode: blendMode, clip: clipMask)
       return
     }
     // Each operation alone: rasterized into a scratch layer with room for the blur to spread,
     // including geometry up to 3 sigma off the canvas (SEMANTICS.md 4.4), filtered, composited.
-    let margin = filterMargin
+    var margin = filterMargin
+    // A huge blur (4096 px is a margin of 12288 px a side) around far-off geometry would make the
+    // scratch layer hundreds of times the canvas (the raster fuzzer's 84 s, 1.7 GB case). Past
+    // 16 canvases, the margin is held to the canvas's longer side: the region stays within 9
+    // canvases, and geometry farther out than that no longer shades the canvas. Real blurs never
+    // come near this, so their pixels do not change.
+    let side = max(target.width, target.height, 64)
+    let full = IntRect(covering: bounds.min, bounds.max).insetBy(-margin).intersection(target.bounds.insetBy(-margin))
+    if full.width * full.height > 16 * side * side { margin = min(margin, side) }
     let reach = target.bounds.insetBy(-margin)
     let region = IntRect(covering: bounds.min, bounds.max).insetBy(-margin).intersection(reach)
     guard !region.isEmpty else { return }
     if filters.count == 1, case .blur(let radius) = filters[0] {
-      let sigma = radius * transform.lengthScale
+      let sigma = Self.pixelSigma(radius * transform.lengthScale)
       if GaussianBlur.streams(sigma: sigma) {
         drawShrunk(lines, shading, rule, sigma: sigma, region: region)
         return
@@ -315,7 +356,7 @@ public struct GraphicsContext {
     else { return }
     let rows = (target.y - region.y)..<(target.maxY - region.y)
     let columns = (target.x - region.x)..<(target.maxX - region.x)
-    let (mode, clip, dest, opacity) = (blendMode, clipMask, self.target, Float(opacity))
+    let (mode, clip, dest, opacity) = (blendMode, clipMask, self.target, clampedOpacity)
     let scaled = surface.rows(target.width).source
     surface.blur.streamShrunk(
       sigma: sigma, small.pixels, dw, dh, drawnFactor: factor, content: small.dirty, width: region.width,
@@ -338,7 +379,7 @@ public struct GraphicsContext {
   /// Pixels a blur filter may spread an operation by: 3 sigma per blur, summed.
   private var filterMargin: Int {
     var sigma: Float = 0
-    for case .blur(let r) in filters { sigma += max(r, 0) * transform.lengthScale }
+    for case .blur(let r) in filters { sigma += Self.pixelSigma(r * transform.lengthScale) }
     return Int((3 * sigma).rounded(.up))
   }
 
@@ -457,14 +498,14 @@ public struct GraphicsContext {
         // A large blur that is the last filter goes straight onto the target a row at a time:
         // the blurred layer is never written out whole and read back.
         if case .blur(let radius) = filter, index == filters.count - 1,
-          GaussianBlur.streams(sigma: radius * transform.lengthScale)
+          GaussianBlur.streams(sigma: Self.pixelSigma(radius * transform.lengthScale))
         {
-          streamBlur(layer, sigma: radius * transform.lengthScale)
+          streamBlur(layer, sigma: Self.pixelSigma(radius * transform.lengthScale))
           return
         }
         switch filter {
         case .blur(let radius):
-          let sigma = radius * transform.lengthScale
+          let sigma = Self.pixelSigma(radius * transform.lengthScale)
           surface.blur.apply(sigma: sigma, to: layer.pixels, width: layer.width, height: layer.height)
           layer.dirty = layer.bounds
         case .colorMatrix(let m):
@@ -476,14 +517,14 @@ public struct GraphicsContext {
         }
       }
     }
-    blendLayer(layer, onto: target, mode: blendMode, opacity: Float(opacity), clip: clipMask)
+    blendLayer(layer, onto: target, mode: blendMode, opacity: clampedOpacity, clip: clipMask)
   }
 
   /// The blur of `layer` by `sigma`, blended onto the target with this context's opacity, blend
   /// mode and clip as `blendLayer` would blend the blurred layer, without writing it: the layer
   /// keeps its unblurred pixels (and its dirty rectangle, which is what `reset` clears).
   private func streamBlur(_ layer: Layer, sigma: Float) {
-    let opacity = Float(opacity)
+    let opacity = clampedOpacity
     // The blur reaches the whole layer: the region is its bounds, as after `apply`.
     guard let region = blendRegion(layer.bounds, of: layer, onto: target, clip: clipMask), opacity > 0 else { return }
     let rows = (region.y - layer.y0)..<(region.maxY - layer.y0)

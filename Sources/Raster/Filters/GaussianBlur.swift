@@ -24,7 +24,9 @@ public final class GaussianBlur: @unchecked Sendable {
 
   /// Blurs `width x height` pixels at `pixels`, rows one after another, in place.
   public func apply(sigma: Float, to pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int) {
-    guard sigma > 0, sigma.isFinite, width > 0, height > 0 else { return }
+    // Below a millionth of a pixel 2σ² underflows to 0 and the kernel would be NaN: no blur.
+    guard sigma >= 1e-6, sigma.isFinite, width > 0, height > 0 else { return }
+    let sigma = min(sigma, 4096)  // beyond it a blur of any image is its mean colour; 1e30 would overflow sizes
     if sigma <= GaussianBlur.directLimit {
       blurDirect(pixels, width: width, height: height, sigma: sigma)
       return

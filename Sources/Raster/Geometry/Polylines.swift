@@ -63,6 +63,26 @@ public struct Polylines: Sendable {
     return (lo, hi)
   }
 
+  /// The farthest a point may lie from the origin, in pixels: coverage is exact in Float and
+  /// every conversion to Int is in range up to here (2^22 pixels is 4 million, far off any canvas).
+  static let reach: Float = 4_194_304
+
+  /// Makes the lines safe to rasterize, as Skia treats paths at its API edge: lines with a point
+  /// that is not finite (NaN or infinite coordinates, a degenerate transform) are removed, so
+  /// nothing is drawn, and points beyond `reach` are moved onto it. One pass over the points when
+  /// they are far out, otherwise one pass that only compares.
+  public mutating func sanitize() {
+    let reach = Self.reach
+    // `!(|v| <= reach)` is also true for NaN, which min/max-based bounds would drop.
+    guard points.contains(where: { !(abs($0.x) <= reach && abs($0.y) <= reach) }) else { return }
+    if points.contains(where: { !$0.x.isFinite || !$0.y.isFinite }) {
+      removeAll()
+      return
+    }
+    let lo = Point(repeating: -Self.reach), hi = Point(repeating: Self.reach)
+    for i in points.indices { points[i] = pointwiseMin(pointwiseMax(points[i], lo), hi) }
+  }
+
   /// The bounds of every point, or nil when empty.
   public var bounds: (min: Point, max: Point)? {
     guard var lo = points.first else { return nil }

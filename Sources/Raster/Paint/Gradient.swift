@@ -16,13 +16,14 @@ public struct Gradient: Sendable, Hashable {
   public var stops: [Stop]
   public var alphaInterpolation: AlphaInterpolation
 
-  /// Stops in the given order; locations are clamped to 0...1 and kept non-decreasing.
+  /// Stops in the given order; locations are clamped to 0...1 and kept non-decreasing, and
+  /// colors are made total as `Color.premultiplied` makes them (straight interpolation reads them).
   public init(stops: [Stop], alphaInterpolation: AlphaInterpolation = .premultiplied) {
     var last: Float = 0
     self.stops = stops.map { stop in
       let loc = stop.location.isFinite ? max(min(max(stop.location, 0), 1), last) : last
       last = loc
-      return Stop(color: stop.color, location: loc)
+      return Stop(color: stop.color.bounded, location: loc)
     }
     self.alphaInterpolation = alphaInterpolation
   }
@@ -73,11 +74,14 @@ struct GradientTable {
     entries = (0...n).map { gradient.color(at: Float($0) / Float(n)) }
   }
 
+  /// The color at `t`, padded: below 0 and NaN (a gradient under a degenerate transform) give
+  /// the first entry, above 1 the last.
   @inline(__always) static func lookup(_ t: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
-    lookupClamped(min(max(t, 0), 1) * Float(GradientTable.size), base)
+    let clamped: Float = t > 0 ? (t < 1 ? t : 1) : 0  // the same two compares as min(max()), and NaN is 0
+    return lookupClamped(clamped * Float(GradientTable.size), base)
   }
 
-  /// The color at table position `x`, already in 0...size.
+  /// The color at table position `x`, already in 0...size (and a number: `lookup` sees to it).
   @inline(__always) static func lookupClamped(_ x: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
     let i = min(Int(x), GradientTable.size - 1)
     let f = x - Float(i)

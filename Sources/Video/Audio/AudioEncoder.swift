@@ -24,13 +24,9 @@ final class AudioEncoder {
 
   init(track: AudioTrack, settings: OutputSettings, output: OutputContext, path: String) throws {
     self.path = path
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: track.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-      throw VideoError.io("\(track.path): no such audio file")
-    }
     let rate = Self.sampleRate
     totalSamples = (settings.frameCount * rate + settings.fps / 2) / settings.fps
-    let decoder = try AudioDecoder(path: track.path, rate: rate, channels: Self.channelCount)
+    let decoder = try AudioDecoder(file: InputFile(path: track.path, limit: InputFile.Limit.audio, what: "audio file"), rate: rate, channels: Self.channelCount)
     var all: [Float] = []
     all.reserveCapacity(totalSamples * Self.channelCount)
     let wanted = totalSamples * Self.channelCount

@@ -19,12 +19,8 @@ public enum AudioLevels {
     guard fps > 0, frameCount > 0 else {
       throw VideoError.invalidSettings("audio levels need fps and frame count above 0, got \(fps) and \(frameCount)")
     }
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-      throw VideoError.io("\(path): no such audio file")
-    }
     silenceLibAVLog()
-    let decoder = try AudioDecoder(path: path)
+    let decoder = try AudioDecoder(file: InputFile(path: path, limit: InputFile.Limit.audio, what: "audio file"))
     let rate = decoder.sampleRate
     var sums = [Double](repeating: 0, count: frameCount)
     var counts = [Int](repeating: 0, count: frameCount)
@@ -70,10 +66,11 @@ final class AudioDecoder {
   private let streamIndex: Int32
 
   /// Decodes at the source's rate and channels, or converts to `rate` and `channels` if given.
-  init(path: String, rate outputRate: Int? = nil, channels outputChannels: Int? = nil) throws {
+  init(file: InputFile, rate outputRate: Int? = nil, channels outputChannels: Int? = nil) throws {
+    let path = file.path
     self.path = path
-    input = try InputContext(path: path)
-    try check(avformat_find_stream_info(input.pointer, nil), "avformat_find_stream_info", path: path)
+    input = try InputContext(file: file)
+    try input.findStreamInfo(path: path)
     let index = av_find_best_stream(input.pointer, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
     if index < 0 {
       throw VideoError.invalidSettings("\(path): no audio stream found")
@@ -90,7 +87,12 @@ final class AudioDecoder {
     let rate = Int(context.pointer.pointee.sample_rate)
     let sourceChannels = Int(context.pointer.pointee.ch_layout.nb_channels)
     guard rate > 0, sourceChannels > 0 else {
-      throw VideoError.libav(function: "avcodec_open2", code: clibav_error(EINVAL), message: "audio without a sample rate or channels", path: path)
+      throw VideoError.invalidSettings("\(path): the audio has no sample rate or channels; expected a sound file")
+    }
+    // The decoder may find other numbers than the header's, which InputContext checked.
+    guard InputContext.sampleRates.contains(rate), sourceChannels <= InputContext.maximumChannels else {
+      throw VideoError.invalidSettings(
+        "\(path): the audio is \(rate) Hz with \(sourceChannels) channels; expected \(InputContext.sampleRates.lowerBound) to \(InputContext.sampleRates.upperBound) Hz and at most \(InputContext.maximumChannels) channels")
     }
     sampleRate = outputRate ?? rate
     channels = outputChannels ?? sourceChannels
@@ -188,12 +190,9 @@ final class Resampler {
       throw VideoError.outOfMemory("swr_alloc_set_opts2", path: path)
     }
     pointer = context
-    let code = swr_init(context)
-    if code < 0 {
-      var doomed: OpaquePointer? = context
-      swr_free(&doomed)
-      try check(code, "swr_init", path: path)
-    }
+    // Once `pointer` is set, deinit frees the context even when this initialiser throws:
+    // freeing it here as well was a double free (a WAV claiming 2147483647 Hz).
+    try check(swr_init(context), "swr_init", path: path)
   }
 
   deinit {

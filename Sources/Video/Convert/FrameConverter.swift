@@ -394,9 +394,10 @@ let ditherTable: [Float] = (0..<4096).map { index in
 
 /// `v` clamped to `lo...hi` lane by lane, without the standard library's generic
 /// `pointwiseMin` / `pointwiseMax`, which are not inlined and cost a call a pixel.
+/// A lane that is not a number becomes `lo` (a NaN reaching Int32() would trap).
 @inline(__always) func clamp(_ v: SIMD4<Float>, _ lo: SIMD4<Float>, _ hi: SIMD4<Float>) -> SIMD4<Float> {
   var c = v
-  c.replace(with: lo, where: c .< lo)
+  c.replace(with: lo, where: .!(c .>= lo))
   c.replace(with: hi, where: c .> hi)
   return c
 }
@@ -414,7 +415,7 @@ let ditherTable: [Float] = (0..<4096).map { index in
 
 @inline(__always) func clamp8(_ v: Lanes, _ lo: Lanes, _ hi: Lanes) -> Lanes {
   var c = v
-  c.replace(with: lo, where: c .< lo)
+  c.replace(with: lo, where: .!(c .>= lo))  // and NaN, as `clamp`
   c.replace(with: hi, where: c .> hi)
   return c
 }

@@ -111,7 +111,7 @@ final class Options {
   deinit { av_dict_free(&pointer) }
 }
 
-/// A muxer writing one file.
+/// A muxer writing one file, through a descriptor Loopsmith opened (`attach`), never by name.
 final class OutputContext {
   let pointer: UnsafeMutablePointer<AVFormatContext>
 
@@ -124,34 +124,106 @@ final class OutputContext {
     pointer = context
   }
 
-  /// Closes the file, reporting a failed final write (a full disk shows up here too).
+  /// Makes the muxer write through `descriptor`, which must stay open until `closeFile`.
+  func attach(descriptor: Int32, path: String) throws {
+    guard let io = clibav_fd_io_alloc(descriptor, 1) else { throw VideoError.outOfMemory("avio_alloc_context", path: path) }
+    clibav_use_fd_io(pointer, io, 1)
+  }
+
+  /// Flushes and releases the writing context, reporting a failed write (a full disk shows up here).
   func closeFile(path: String) throws {
     guard pointer.pointee.pb != nil else { return }
-    try check(avio_closep(&pointer.pointee.pb), "avio_closep", path: path)
+    try check(clibav_fd_io_free(&pointer.pointee.pb), "avio_flush", path: path)
   }
 
   deinit {
-    if pointer.pointee.pb != nil { avio_closep(&pointer.pointee.pb) }
+    clibav_fd_io_free(&pointer.pointee.pb)
     avformat_free_context(pointer)
   }
 }
 
-/// A demuxer reading one file.
+/// A demuxer reading one file through its open descriptor; it opens no other file.
 final class InputContext {
   let pointer: UnsafeMutablePointer<AVFormatContext>
+  /// Kept open as long as libav reads from it.
+  private let file: InputFile
 
-  init(path: String) throws {
-    var context: UnsafeMutablePointer<AVFormatContext>? = nil
-    try check(avformat_open_input(&context, "file:" + path, nil, nil), "avformat_open_input", path: path)
-    guard let context else {
+  init(file: InputFile) throws {
+    self.file = file
+    let path = file.path
+    guard let fresh = avformat_alloc_context() else { throw VideoError.outOfMemory("avformat_alloc_context", path: path) }
+    guard let io = clibav_fd_io_alloc(file.descriptor, 0) else {
+      avformat_free_context(fresh)
+      throw VideoError.outOfMemory("avio_alloc_context", path: path)
+    }
+    clibav_use_fd_io(fresh, io, 0)
+    var context: UnsafeMutablePointer<AVFormatContext>? = fresh
+    let code = avformat_open_input(&context, path, nil, nil)  // frees the context on failure, never `io`
+    guard code >= 0, let context else {
+      var doomed: UnsafeMutablePointer<AVIOContext>? = io
+      clibav_fd_io_free(&doomed)
+      try check(code < 0 ? code : clibav_error(ENOMEM), "avformat_open_input", path: path)
       throw VideoError.outOfMemory("avformat_open_input", path: path)
     }
     pointer = context
+    try requireBoundedStreams(path: path)
+  }
+
+  /// The most pixels a decoded picture may hold: 8192x4320 (8K), 35 M pixels, 566 MB as the float
+  /// image the reader makes. A 64 KB file may declare 16384x8192; decoding it would take GBs.
+  static let maximumPixels = 8192 * 4320
+  /// Audio rates and channel counts Loopsmith decodes. A 1 Hz file resampled to 48 kHz makes
+  /// 48000 samples of each one and a filter to match (GBs from 8 KB); no real recording is
+  /// below 1 kHz or above 768 kHz, or has more than 64 channels.
+  static let sampleRates = 1000...768_000
+  static let maximumChannels = 64
+
+  /// Throws `invalidSettings` for a stream whose declared size, rate or channel count is out of
+  /// bounds, before anything is allocated for it. Call again after `avformat_find_stream_info`.
+  func requireBoundedStreams(path: String) throws {
+    for i in 0..<Int(pointer.pointee.nb_streams) {
+      guard let p = pointer.pointee.streams[i]?.pointee.codecpar else { continue }
+      let width = Int(p.pointee.width)
+      let height = Int(p.pointee.height)
+      switch p.pointee.codec_type {
+      case AVMEDIA_TYPE_VIDEO:
+        if width < 0 || height < 0 || width * height > Self.maximumPixels || width > 16384 || height > 16384 {
+          throw VideoError.invalidSettings(
+            "\(path): the video declares \(width)x\(height) pixels; expected at most \(Self.maximumPixels) pixels (8192x4320)")
+        }
+      case AVMEDIA_TYPE_AUDIO:
+        let rate = Int(p.pointee.sample_rate)
+        let channels = Int(p.pointee.ch_layout.nb_channels)
+        if rate != 0, !Self.sampleRates.contains(rate) {
+          throw VideoError.invalidSettings(
+            "\(path): the audio declares \(rate) Hz; expected \(Self.sampleRates.lowerBound) to \(Self.sampleRates.upperBound) Hz")
+        }
+        if channels < 0 || channels > Self.maximumChannels {
+          throw VideoError.invalidSettings("\(path): the audio declares \(channels) channels; expected 1 to \(Self.maximumChannels)")
+        }
+      default: continue
+      }
+    }
+  }
+
+  /// `avformat_find_stream_info` with each probing decoder held to `maximumPixels`, then the
+  /// bounds checked again on what it found.
+  func findStreamInfo(path: String) throws {
+    let count = Int(pointer.pointee.nb_streams)
+    var dictionaries = [OpaquePointer?](repeating: nil, count: max(count, 1))
+    for i in 0..<count { av_dict_set(&dictionaries[i], "max_pixels", String(Self.maximumPixels), 0) }
+    defer { for i in 0..<count { av_dict_free(&dictionaries[i]) } }
+    try dictionaries.withUnsafeMutableBufferPointer { buffer in
+      _ = try check(avformat_find_stream_info(pointer, buffer.baseAddress), "avformat_find_stream_info", path: path)
+    }
+    try requireBoundedStreams(path: path)
   }
 
   deinit {
+    var io = pointer.pointee.pb  // ours: avformat_close_input leaves a custom context alone
     var context: UnsafeMutablePointer<AVFormatContext>? = pointer
     avformat_close_input(&context)
+    clibav_fd_io_free(&io)
   }
 }
 

@@ -17,8 +17,9 @@ final class Encoder {
   private(set) var framesSent = 0
   private(set) var packetsWritten = 0
 
-  init(settings: OutputSettings, layout: PixelLayout, filePath: String) throws {
+  init(settings: OutputSettings, layout: PixelLayout, temporary: TemporaryOutput) throws {
     self.settings = settings
+    let filePath = temporary.path
     self.filePath = filePath
     path = settings.path
     // GIF frames arrive as RGBA and become palette indices here (GIFPalette).
@@ -83,7 +84,9 @@ final class Encoder {
     }
 
     output.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT  // ENCODING D3
-    try check(avio_open(&output.pointer.pointee.pb, "file:" + filePath, AVIO_FLAG_WRITE), "avio_open", path: path)
+    // Through the descriptor the temporary was created with, never by name (a symlink swapped in
+    // at the name would be followed).
+    try output.attach(descriptor: temporary.descriptor, path: path)
     let muxerOptions = Options()
     Self.configureMuxer(muxerOptions, settings)
     try check(avformat_write_header(output.pointer, &muxerOptions.pointer), "avformat_write_header", path: path)

@@ -46,17 +46,13 @@ public final class VideoWriter {
     }
     let temporary = try TemporaryOutput(destination: settings.path)
     self.temporary = temporary
+    // Both write through the temporary's descriptor: the name is never opened again.
     if settings.format == .y4m {
-      let fd = open(temporary.path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-      guard fd >= 0 else { throw VideoError.io("\(settings.path): cannot open \(temporary.path): \(String(cString: strerror(errno)))") }
-      y4mDescriptor = fd
-      y4m = try Y4MWriter(settings: settings, descriptor: fd)
+      y4m = try Y4MWriter(settings: settings, descriptor: temporary.descriptor)
     } else {
-      encoder = try Encoder(settings: settings, layout: layout, filePath: temporary.path)
+      encoder = try Encoder(settings: settings, layout: layout, temporary: temporary)
     }
   }
-
-  private var y4mDescriptor: Int32 = -1
 
   /// Converts and encodes the next frame.
   public func append(_ image: Image) throws {
@@ -103,11 +99,6 @@ public final class VideoWriter {
       try interrupt()
       try encoder?.finish(interrupt: interrupt)
       encoder = nil
-      if y4mDescriptor >= 0 {
-        let closed = close(y4mDescriptor)
-        y4mDescriptor = -1
-        if closed != 0 { throw VideoError.io("\(settings.path): close failed: \(String(cString: strerror(errno)))") }
-      }
     } catch {
       fail()
       throw error
@@ -119,7 +110,7 @@ public final class VideoWriter {
   public func commit() throws -> WrittenFile {
     guard state == .flushed else { throw VideoError.io("\(settings.path): the writer is \(state == .open ? "not flushed" : state == .failed ? "failed or cancelled" : "already finished")") }
     do {
-      try temporary?.commit()
+      try temporary?.commit()  // fsyncs and closes the descriptor, reporting a failed close, then renames
     } catch {
       fail()
       throw error
@@ -146,11 +137,8 @@ public final class VideoWriter {
 
   private func fail() {
     state = .failed
-    encoder = nil  // closes the temporary file before it goes
-    if y4mDescriptor >= 0 {
-      close(y4mDescriptor)
-      y4mDescriptor = -1
-    }
+    encoder = nil  // releases libav's hold on the descriptor before it closes
+    y4m = nil
     temporary?.discard()
   }
 

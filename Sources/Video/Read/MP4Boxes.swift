@@ -40,9 +40,9 @@ enum MP4Boxes {
   }
 
   /// Whether `moov` precedes `mdat`, and the video track's edit-list entry count.
-  static func inspect(path: String) -> (moovFirst: Bool?, editListCount: Int?) {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return (nil, nil) }
-    defer { try? handle.close() }
+  /// Reads through `descriptor` (left open), never reopening the file by name.
+  static func inspect(descriptor: Int32) -> (moovFirst: Bool?, editListCount: Int?) {
+    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
     guard let fileSize = try? handle.seekToEnd() else { return (nil, nil) }
     var offset: UInt64 = 0
     var order: [String] = []

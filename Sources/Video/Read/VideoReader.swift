@@ -23,15 +23,13 @@ public final class VideoReader {
   public init(path: String, keepAlpha: Bool = true) throws {
     self.path = path
     self.keepAlpha = keepAlpha
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-      throw VideoError.io("\(path): no such file")
-    }
+    // One open for everything read below: both demuxers and the box reader share the descriptor.
+    let file = try InputFile(path: path, limit: InputFile.Limit.video, what: "video file")
     silenceLibAVLog()
-    info = try Self.inspect(path: path)
+    info = try Self.inspect(file)
 
-    input = try InputContext(path: path)
-    try check(avformat_find_stream_info(input.pointer, nil), "avformat_find_stream_info", path: path)
+    input = try InputContext(file: file)
+    try input.findStreamInfo(path: path)
     let index = av_find_best_stream(input.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
     try check(index, "av_find_best_stream", path: path)
     streamIndex = index
@@ -51,6 +49,7 @@ public final class VideoReader {
     context = try CodecContext(codec: decoder, path: path)
     try check(avcodec_parameters_to_context(context.pointer, parameters), "avcodec_parameters_to_context", path: path)
     context.pointer.pointee.thread_count = 1
+    context.pointer.pointee.max_pixels = Int64(InputContext.maximumPixels)  // pictures larger than the header said
     try check(avcodec_open2(context.pointer, decoder, nil), "avcodec_open2", path: path)
     frame = try Frame(path: path)
     packet = try Packet(path: path)
@@ -198,10 +197,11 @@ public final class VideoReader {
 
   // MARK: - Stream facts
 
-  private static func inspect(path: String) throws -> StreamInfo {
-    let input = try InputContext(path: path)
+  private static func inspect(_ file: InputFile) throws -> StreamInfo {
+    let path = file.path
+    let input = try InputContext(file: file)
     let fc = input.pointer
-    try check(avformat_find_stream_info(fc, nil), "avformat_find_stream_info", path: path)
+    try input.findStreamInfo(path: path)
     let index = av_find_best_stream(fc, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
     try check(index, "av_find_best_stream", path: path)
     guard let stream = fc.pointee.streams[Int(index)], let p = stream.pointee.codecpar else {
@@ -238,7 +238,7 @@ public final class VideoReader {
     let tagText = tag == 0 ? "" : String(decoding: (0..<4).map { UInt8((tag >> ($0 * 8)) & 0xff) }, as: UTF8.self)
     let formatName = name(fc.pointee.iformat.pointee.name)
     let isMP4 = formatName.contains("mp4") || formatName.contains("mov")
-    let boxes = isMP4 ? MP4Boxes.inspect(path: path) : (moovFirst: nil, editListCount: nil)
+    let boxes = isMP4 ? MP4Boxes.inspect(descriptor: file.descriptor) : (moovFirst: nil, editListCount: nil)
     let alpha = av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) == "1" } ?? false
     let timeBase = AVRational(num: 1, den: AV_TIME_BASE)
     return StreamInfo(
