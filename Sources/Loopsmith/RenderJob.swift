@@ -135,6 +135,7 @@ extension RenderRequest {
     }
     let paths = outputs.isEmpty ? defaultOutputs : outputs
     guard !paths.isEmpty else { throw InputError("no output given; expected -o PATH (.mp4, .webm, .png, ...)") }
+    try Self.refuseRepeatedOutputs(paths)
 
     // Stills: a PNG (or --time) shows one moment; everything else is a loop.
     let formats = try paths.map { path -> OutputFormat in
@@ -178,8 +179,10 @@ extension RenderRequest {
     }
 
     let crf = self.crf
-    if let crf, !(0...63).contains(crf) {
-      throw InputError("--crf: '\(crf)' is not valid; expected a whole number from 0 to 63 (lower is better quality)")
+    let crfRange = VideoCodec.qualityRange
+    if let crf, !crfRange.contains(crf) {
+      throw InputError(
+        "--crf: '\(crf)' is not valid; expected a whole number from \(crfRange.lowerBound) to \(crfRange.upperBound) (lower is better quality)")
     }
     let bitDepth = self.bitDepth ?? 8
     guard bitDepth == 8 || bitDepth == 10 else {
@@ -201,8 +204,9 @@ extension RenderRequest {
     }
     let codec: VideoCodec?
     if let name = self.codec {
-      guard let c = VideoCodec(rawValue: name.lowercased()) else {
-        throw InputError("--codec: '\(name)' is not valid; expected one of h264, hevc, vp9, av1, prores")
+      guard let c = VideoCodec(rawValue: name.lowercased()), VideoCodec.choosable.contains(c) else {
+        throw InputError(
+          "--codec: '\(name)' is not valid; expected one of " + VideoCodec.choosable.map(\.rawValue).joined(separator: ", "))
       }
       codec = c
     } else {
@@ -210,9 +214,21 @@ extension RenderRequest {
     }
     let encoderThreads = self.encoderThreads ?? min(threads, 4)
     let audioTrack = audio.map { AudioTrack(path: $0) }
+    for (path, format) in zip(paths, formats) {
+      // A codec the container cannot hold, or a size its codec refuses, is named before any work.
+      if let codec, !format.spec.codecs.contains(codec) {
+        throw InputError(
+          "--codec: '\(codec.rawValue)' cannot go into \(path); a .\(format.rawValue) file holds "
+            + format.spec.codecs.map(\.rawValue).joined(separator: " or "))
+      }
+      let used = codec ?? format.spec.defaultCodec
+      if let problem = used.sizeProblem(width: width, height: height) {
+        throw InputError("--size: \(width)x\(height) does not fit \(path): \(problem)")
+      }
+    }
     let settings = try zip(paths, formats).map { path, format -> OutputSettings in
       var s = try OutputSettings(
-        path: path, format: format, codec: format == .mp4 || format == .mov || format == .webm ? codec : nil,
+        path: path, format: format, codec: codec,
         width: width, height: height, fps: fps, frameCount: format.isAnimated ? frameCount : 1, crf: crf,
         bitDepth: bitDepth, threads: encoderThreads, keepAlpha: keepAlpha ?? true, background: backgroundColor,
         x264Preset: x264Preset ?? "medium", audio: format.isAnimated && format != .y4m ? audioTrack : nil)

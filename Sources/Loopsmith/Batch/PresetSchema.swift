@@ -80,8 +80,12 @@ public enum PresetSchema {
         "items": ["type": "string", "pattern": "^[^/.][^/]*\\.(\(exts))$"],
         "description": "Plain file names written beside each other; the extension picks the format.",
       ]
-    case "codec": return ["enum": ["h264", "hevc", "vp9", "av1", "prores"], "description": "Video codec for .mp4, .mov, .webm."]
-    case "crf": return ["type": "integer", "minimum": 0, "maximum": 63, "description": "Constant quality; lower is better."]
+    case "codec":
+      let holders = OutputFormat.allCases.filter { $0.spec.codecs.count > 1 }.map { "." + $0.rawValue }
+      return ["enum": VideoCodec.choosable.map(\.rawValue), "description": "Video codec for \(holders.joined(separator: ", "))."]
+    case "crf":
+      let range = VideoCodec.qualityRange
+      return ["type": "integer", "minimum": range.lowerBound, "maximum": range.upperBound, "description": "Constant quality; lower is better."]
     case "bitDepth": return ["enum": [8, 10], "description": "Sample depth where the codec plays it."]
     case "background":
       return ["type": "string", "pattern": "^(transparent|\(colorAlternatives))$", "description": "transparent, or a color under transparent effects."]

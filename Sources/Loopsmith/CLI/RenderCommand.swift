@@ -4,7 +4,7 @@ import Video
 
 enum RenderCommand {
   static let options: [OptionSpec] = [
-    OptionSpec("output", short: "o", value: "path", repeatable: true, "Output file; the extension picks the format (.mp4 .webm .mov .png .y4m; - is Y4M on stdout). Repeat for several."),
+    OptionSpec("output", short: "o", value: "path", repeatable: true, "Output file; the extension picks the format (\(OutputFormat.extensionList); - is Y4M on stdout). Repeat for several."),
     OptionSpec("size", value: "WxH", "Video size in pixels (default: the effect's size at --scale)."),
     OptionSpec("fps", value: "n", "Frames per second (default: the seed's, 30 or 60)."),
     OptionSpec("duration", value: "seconds", "Loop length (default: the shortest that keeps speed changes small); with --transition, the clip's length."),
@@ -21,8 +21,8 @@ enum RenderCommand {
     OptionSpec("rtl", "Right-to-left layout (the sun moves to the top left)."),
     OptionSpec("appearance", value: "light|dark", "Which system palette colors resolve to (default dark)."),
     OptionSpec("palette", value: "ios26|ios18", "The system color table (default ios26)."),
-    OptionSpec("codec", value: "name", "h264 (MP4 default), hevc, vp9 (WebM default), av1, prores."),
-    OptionSpec("crf", value: "n", "Constant quality; lower is better (default: 18 H.264, 30 VP9)."),
+    OptionSpec("codec", value: "name", "\(VideoCodec.choiceList)."),
+    OptionSpec("crf", value: "n", "Constant quality; lower is better, except WebP's quality (default: \(VideoCodec.qualityDefaults))."),
     OptionSpec("bit-depth", value: "8|10", "Sample depth where the codec plays it (HEVC Main10, VP9 Profile 2)."),
     OptionSpec("background", value: "color|transparent", "What transparent effects are drawn over where alpha is not kept."),
     OptionSpec("max-speed-change", value: "fraction", "The largest speed change a loop plan may make (default 0.1)."),

@@ -44,17 +44,8 @@ public final class FrameConverter: Sendable {
     }
   }
 
-  /// The samples each codec takes.
-  static func layout(for settings: OutputSettings) -> PixelLayout {
-    switch settings.codec {
-    case .h264, .hevc, .av1, .rawvideo: settings.bitDepth == 10 ? .yuv420p10 : .yuv420p
-    case .vp9: settings.carriesAlpha ? .yuva420p : settings.bitDepth == 10 ? .yuv420p10 : .yuv420p
-    case .prores: .yuva444p10
-    case .png, .apng: settings.carriesAlpha ? .rgba : .rgb24
-    case .webp: .bgra  // libwebp converts to its own BT.601 YUV (ENCODING C3)
-    case .gif: .rgba  // the GIF writer picks palette entries from straight RGBA
-    }
-  }
+  /// The samples each codec takes: its row in the table of formats (`VideoCodec.spec`).
+  static func layout(for settings: OutputSettings) -> PixelLayout { settings.layout }
 
   /// A frame of the right size and layout to convert into; make one per ring slot.
   public func makeFrame() -> ConvertedFrame {

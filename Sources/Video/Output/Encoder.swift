@@ -22,14 +22,15 @@ final class Encoder {
     self.filePath = filePath
     path = settings.path
     // GIF frames arrive as RGBA and become palette indices here (GIFPalette).
-    pixelFormat = settings.codec == .gif ? AV_PIX_FMT_PAL8 : layout.libavFormat
+    pixelFormat = settings.codec.spec.indexedColour ? AV_PIX_FMT_PAL8 : layout.libavFormat
     let path = settings.path
 
-    output = try OutputContext(muxer: Self.muxerName(settings), path: filePath)
-    guard let codec = avcodec_find_encoder_by_name(Self.encoderName(settings.codec)) else {
+    output = try OutputContext(muxer: settings.format.spec.muxer, path: filePath)
+    let encoderName = settings.codec.spec.encoder
+    guard let codec = avcodec_find_encoder_by_name(encoderName) else {
       throw VideoError.libav(
         function: "avcodec_find_encoder_by_name", code: clibav_error(ENOSYS),
-        message: "this FFmpeg has no \(Self.encoderName(settings.codec)) encoder", path: path)
+        message: "this FFmpeg has no \(encoderName) encoder", path: path)
     }
     context = try CodecContext(codec: codec, path: path)
     frame = try Frame(width: settings.width, height: settings.height, format: pixelFormat, path: path)
@@ -59,7 +60,7 @@ final class Encoder {
     let options = Options()
     try Self.configureCodec(c, options, settings)
     try check(avcodec_open2(c, codec, &options.pointer), "avcodec_open2", path: path)
-    try options.requireAllUsed(by: "avcodec_open2 (\(Self.encoderName(settings.codec)))", path: path)
+    try options.requireAllUsed(by: "avcodec_open2 (\(encoderName))", path: path)
 
     guard let stream = avformat_new_stream(output.pointer, nil) else {
       throw VideoError.outOfMemory("avformat_new_stream", path: path)
@@ -70,9 +71,10 @@ final class Encoder {
     // ENCODING L5: the muxing API leaves the rate unset; WebM needs it for DefaultDuration.
     stream.pointee.avg_frame_rate = c.pointee.framerate
     stream.pointee.r_frame_rate = c.pointee.framerate
-    if settings.codec == .hevc {
+    if let tag = settings.codec.spec.codecTag {
       // ENCODING M5: FFmpeg 5.1 tags HEVC 'hev1', which QuickTime and iOS refuse.
-      stream.pointee.codecpar.pointee.codec_tag = clibav_tag(0x68, 0x76, 0x63, 0x31)  // hvc1
+      let c = Array(tag.utf8).map { CChar(bitPattern: $0) }
+      stream.pointee.codecpar.pointee.codec_tag = clibav_tag(c[0], c[1], c[2], c[3])
     }
 
     // Opt-in sound; ENCODING L7 prefers video-only loops (ExoPlayer loops mismatched lengths badly).
@@ -85,37 +87,9 @@ final class Encoder {
     output.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT  // ENCODING D3
     try check(avio_open(&output.pointer.pointee.pb, "file:" + filePath, AVIO_FLAG_WRITE), "avio_open", path: path)
     let muxerOptions = Options()
-    Self.configureMuxer(muxerOptions, settings)
+    for option in settings.format.spec.options(fps: settings.fps) { muxerOptions.set(option.name, option.value) }
     try check(avformat_write_header(output.pointer, &muxerOptions.pointer), "avformat_write_header", path: path)
-    try muxerOptions.requireAllUsed(by: "avformat_write_header (\(Self.muxerName(settings)))", path: path)
-  }
-
-  static func muxerName(_ settings: OutputSettings) -> String {
-    switch settings.format {
-    case .mp4: "mp4"
-    case .webm: "webm"
-    case .mov: "mov"
-    case .png: "image2pipe"  // one packet, written as it is
-    case .gif: "gif"
-    case .apng: "apng"
-    case .webp: "webp"
-    case .y4m: "yuv4mpegpipe"
-    }
-  }
-
-  static func encoderName(_ codec: VideoCodec) -> String {
-    switch codec {
-    case .h264: "libx264"
-    case .hevc: "libx265"
-    case .vp9: "libvpx-vp9"
-    case .av1: "libsvtav1"
-    case .prores: "prores_ks"
-    case .png: "png"
-    case .gif: "gif"
-    case .apng: "apng"
-    case .webp: "libwebp_anim"
-    case .rawvideo: "rawvideo"
-    }
+    try muxerOptions.requireAllUsed(by: "avformat_write_header (\(settings.format.spec.muxer))", path: path)
   }
 
   /// The GOP length: the whole loop, so the only key frame is frame 0 (ENCODING L6).
@@ -161,10 +135,12 @@ final class Encoder {
     let threads = settings.threads
     let gopSize = Self.gopSize(settings.frameCount)
     c.pointee.gop_size = Int32(gopSize)
+    if let quality = settings.codec.spec.quality {
+      options.set(quality.option, String(settings.crf ?? quality.defaultValue))
+    }
     switch settings.codec {
     case .h264:
       options.set("preset", settings.x264Preset)
-      options.set("crf", String(settings.crf ?? 18))
       options.set("profile", "high")
       // ENCODING M1: B-frames stay on (about 30 % smaller); the mov muxer then writes one edit
       // whose media time is the B-frame delay, so frame 0 still shows at t = 0. use_editlist is
@@ -176,7 +152,6 @@ final class Encoder {
         "x264-params",
         "scenecut=0:keyint=\(gopSize):min-keyint=\(gopSize):threads=\(threads):lookahead-threads=\(lookahead):cpu-independent=1:aq-mode=3\(zones)")
     case .hevc:
-      options.set("crf", String(settings.crf ?? 20))
       // ENCODING L6, K3, D1: closed GOP of the loop, no scene cuts, pinned pools and frame threads.
       // Caveat: at 64x64 (one CTU) libx265 3.5 reads memory it never wrote, so a second encode
       // in the same process can differ; from 128x128 up the bytes repeat (RoundTripTests).
@@ -185,7 +160,6 @@ final class Encoder {
         "x265-params",
         "keyint=\(gopSize):min-keyint=\(gopSize):scenecut=0:open-gop=0:pools=\(threads):frame-threads=\(frameThreads):log-level=error")
     case .vp9:
-      options.set("crf", String(settings.crf ?? 30))
       c.pointee.bit_rate = 0  // constant quality (ENCODING K4)
       options.set("row-mt", "1")
       let tiles = threads >= 4 ? 2 : threads >= 2 ? 1 : 0
@@ -197,7 +171,6 @@ final class Encoder {
         options.set("auto-alt-ref", "0")
       }
     case .av1:
-      options.set("crf", String(settings.crf ?? 35))
       options.set("preset", "8")
       options.set("svtav1-params", "scd=0:lp=\(threads)")
     case .prores:
@@ -207,7 +180,6 @@ final class Encoder {
     case .png, .apng:
       c.pointee.gop_size = 0
     case .webp:
-      options.set("quality", String(settings.crf ?? 90))
       options.set("lossless", "0")
     case .gif:
       break
@@ -216,31 +188,11 @@ final class Encoder {
     }
   }
 
-  private static func configureMuxer(_ options: Options, _ settings: OutputSettings) {
-    switch settings.format {
-    case .mp4, .mov:
-      options.set("movflags", "+faststart")  // ENCODING M3: moov first for HTTP
-      // ENCODING M2: a timescale that is a multiple of fps keeps N/fps exact in every duration.
-      options.set("movie_timescale", String(settings.fps * 1000))
-      options.set("video_track_timescale", String(settings.fps * 1000))
-    case .webm:
-      options.set("cues_to_front", "1")  // ENCODING K4
-    case .gif:
-      options.set("loop", "0")  // ENCODING G3
-    case .apng:
-      options.set("plays", "0")  // ENCODING G3: the default plays once
-    case .webp:
-      options.set("loop", "0")  // ENCODING G3: the default plays once
-    case .png, .y4m:
-      break
-    }
-  }
-
   /// Encodes one converted frame as frame number `framesSent`.
   func encode(_ converted: ConvertedFrame) throws {
     let f = frame.pointer
     try check(av_frame_make_writable(f), "av_frame_make_writable", path: path)
-    if settings.codec == .gif {
+    if settings.codec.spec.indexedColour {
       try fillPaletteFrame(f, from: converted)
     } else {
       try copyPlanes(f, from: converted)
@@ -327,7 +279,7 @@ final class Encoder {
     try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL)", path: path)
     try drain()
     // libwebp_anim hands back the whole animation as one packet at the end.
-    let expected = settings.codec == .webp ? 1 : framesSent
+    let expected = settings.codec.spec.onePacket ? 1 : framesSent
     if packetsWritten != expected {
       throw VideoError.libav(
         function: "avcodec_receive_packet", code: clibav_error(EINVAL),
