@@ -104,7 +104,7 @@ public enum VideoCodec: String, CaseIterable, Sendable {
       CodecSpec(
         encoder: "prores_ks", libavName: "prores",
         layouts: Layouts(eight: .yuva444p10, ten: .yuva444p10, alphaEight: .yuva444p10, alphaTen: .yuva444p10),
-        quality: nil, minimumSide: 1, maximumSide: 8192, alignment: 1)
+        quality: nil, minimumSide: 1, maximumSide: 8192, alignment: 1, codecsParameter: { _ in "ap4h" })
     case .png:
       CodecSpec(
         encoder: "png", libavName: "png", layouts: .rgb(opaque: .rgb24, alpha: .rgba), quality: nil, minimumSide: 1,
