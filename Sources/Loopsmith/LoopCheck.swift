@@ -89,12 +89,15 @@ public struct LoopCheck: Sendable {
     if !info.firstPacketIsKeyframe { failures.append("the first frame is not a key frame") }
     if let s = info.streamStartTime, abs(s) > 1e-6 { failures.append("the stream starts at \(s) s, not 0") }
     if info.moovBeforeMdat == false { failures.append("moov comes after mdat: not fast start") }
-    if ["h264", "hevc", "vp9", "av1"].contains(info.codecName) {
+    let row = CodecSpec.forStream(named: info.codecName)
+    if let row, row.tagsBT709 {
       if info.colorPrimaries != "bt709" || info.colorTransfer != "bt709" || info.colorMatrix != "bt709" {
         failures.append("color tags are \(info.colorPrimaries)/\(info.colorTransfer)/\(info.colorMatrix), not bt709")
       }
     }
-    if info.codecName == "hevc" && info.codecTag != "hvc1" { failures.append("HEVC tagged '\(info.codecTag)', not hvc1 (Apple players refuse hev1)") }
+    if let tag = row?.codecTag, info.codecTag != tag {
+      failures.append("\(info.codecName) tagged '\(info.codecTag)', not \(tag) (Apple players refuse hev1)")
+    }
     if let nextInfo, nextInfo.frameRate != info.frameRate {
       failures.append("--then: frame rate \(nextInfo.frameRate) does not match \(info.frameRate)")
     }

@@ -270,6 +270,15 @@ public struct CodecSpec: Sendable {
   /// The `codecs` parameter of a stream's MIME type (RFC 6381), or nil for codecs without one.
   public var codecsParameter: (@Sendable (StreamInfo) -> String)? = nil
 
+  /// The row for streams libav calls `name` (`StreamInfo.codecName`), or nil.
+  public static func forStream(named name: String) -> CodecSpec? {
+    VideoCodec.allCases.first { $0.spec.libavName == name }?.spec
+  }
+
+  /// Whether files of this codec carry BT.709 colour tags a check can read (4:2:0 video; not the
+  /// raw Y4M stream, whose header has none).
+  public var tagsBT709: Bool { alignment == 2 && encoder != "rawvideo" }
+
   /// Bit depths the codec stores: 8, and 10 where it has a 10-bit layout.
   public var bitDepths: [Int] { layouts.ten == nil ? [8] : [8, 10] }
   /// Whether it can keep transparency at some bit depth.
@@ -333,7 +342,7 @@ extension CodecSpec {
 
   /// The `codecs` parameter for a stream, read from the stream itself; nil for codecs without one.
   public static func codecsParameter(_ info: StreamInfo) -> String? {
-    VideoCodec.allCases.first { $0.spec.libavName == info.codecName }?.spec.codecsParameter?(info)
+    forStream(named: info.codecName)?.codecsParameter?(info)
   }
 }
 
