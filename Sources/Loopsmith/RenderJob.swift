@@ -225,6 +225,16 @@ extension RenderRequest {
       if let problem = used.sizeProblem(width: width, height: height) {
         throw InputError("--size: \(width)x\(height) does not fit \(path): \(problem)")
       }
+      if let crf {
+        guard let quality = used.spec.quality else {
+          throw InputError("--crf: \(used.rawValue) has no constant-quality setting (\(path)); leave it unset")
+        }
+        if !quality.range.contains(crf) {
+          throw InputError(
+            "--crf: '\(crf)' is not valid for \(used.rawValue) (\(path)); expected a whole number from "
+              + "\(quality.range.lowerBound) to \(quality.range.upperBound)")
+        }
+      }
     }
     let settings = try zip(paths, formats).map { path, format -> OutputSettings in
       var s = try OutputSettings(

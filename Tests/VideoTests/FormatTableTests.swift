@@ -126,3 +126,29 @@ import _TestSupport
     #expect(CodecSpec.codecsParameter(info)?.hasPrefix("avc1.6400") == true)
   }
 }
+
+/// One converter per output: the writer converts with the one the render threads use.
+@Suite struct SharedConverterTests {
+  @Test func aWriterUsesTheConverterItIsGiven() throws {
+    let folder = TemporaryDirectory()
+    let s = try settings(folder.path("a.webm"), frames: 1, keepAlpha: true)
+    let converter = FrameConverter(s)
+    let writer = try VideoWriter(s, converter: converter)
+    #expect(writer.converter === converter)
+    try writer.append(converter.convert(testImage(alpha: 0.5)))
+    #expect(try writer.finish().pixelFormat == "yuva420p")
+  }
+
+  @Test func aConverterForOtherSettingsIsRefused() throws {
+    let folder = TemporaryDirectory()
+    let s = try settings(folder.path("a.webm"), frames: 1, keepAlpha: true)
+    for other in [
+      try settings(folder.path("b.webm"), width: 32, frames: 1, keepAlpha: true),  // another size
+      try settings(folder.path("b.webm"), frames: 1),  // no alpha
+      try settings(folder.path("b.mp4"), frames: 1),  // another codec, same layout, opaque
+    ] {
+      #expect(throws: VideoError.self) { try VideoWriter(s, converter: FrameConverter(other)) }
+    }
+    #expect(files(in: folder.url.path).isEmpty)
+  }
+}

@@ -106,7 +106,7 @@ public struct OutputSettings: Sendable {
     if let divides = spec.fpsDivides, divides % fps != 0 {
       let rates = [50, 25, 20, 10].filter { divides % $0 == 0 }.map(String.init)
       try fail(
-        "fps \(fps): \(codec.rawValue) frame delays are whole hundredths of a second, so fps must divide \(divides); "
+        "fps \(fps): \(codec.rawValue.uppercased()) frame delays are whole hundredths of a second, so fps must divide \(divides); "
           + "expected " + rates.dropLast().joined(separator: ", ") + " or " + rates.last!)
     }
     if threads < 1 || threads > 64 {
