@@ -3,7 +3,7 @@ import Raster
 import Video
 
 /// What `loopsmith check` finds in a file: the seam against ordinary steps, and the stream facts
-/// that make it play and loop everywhere (ENCODING.md V1-V3).
+/// that make it play and loop everywhere (docs/ENCODING.md, Seams).
 public struct LoopCheck: Sendable {
   public var path: String
   public var info: StreamInfo
@@ -63,7 +63,7 @@ public struct LoopCheck: Sendable {
     let maxStep = steps.max() ?? 0
     // The seam is weighed against its neighbours, the step into the last frame and the step out of
     // the first: a seamless loop's seam lies between them, as any step does between the ones around
-    // it. The whole file's median (ENCODING V1) misjudges loops whose speed changes: a crossfade
+    // it. The whole file's median (docs/ENCODING.md, Seams) misjudges loops whose speed changes: a crossfade
     // that moves fast before a slow seam, a voice that pauses at the ends.
     let before = steps.last ?? 0
     let (lo, hi) = (min(before, after), max(before, after))

@@ -3,7 +3,7 @@ import Foundation
 
 /// A preset file: everything `render` takes, as JSON. The file name is the preset's name.
 ///
-/// Unknown keys are errors that name the key path, never silently ignored (STYLE.md 21).
+/// Unknown keys are errors that name the key path, never silently ignored.
 public struct Preset: Sendable {
   public static let version = 1
   public static let keys = [

@@ -4,7 +4,7 @@ import Raster
 import Timing
 import Video
 
-/// A render that will run: validated once, so nothing later can trip over user input (STYLE.md 22).
+/// A render that will run: validated once, so nothing later can trip over user input.
 public struct RenderJob: Sendable {
   public let effectType: any Effect.Type
   public let values: ParameterValues

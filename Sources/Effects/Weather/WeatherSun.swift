@@ -15,7 +15,10 @@ enum WeatherSun {
 
   /// The center of the sun's canvas: pinned to the top trailing corner and offset by
   /// (0.32, -0.32) of its side toward trailing and up, so (W - 93.6, 93.6) points, or
-  /// (93.6, 93.6) in a right-to-left layout, where trailing is the left (SEMANTICS.md 7.7).
+  /// (93.6, 93.6) in a right-to-left layout, where trailing is the left (docs/SWIFTUI-SEMANTICS.md,
+  /// Right to left). That is SwiftUI's place on screens at least 520 pt wide and tall; on narrower
+  /// ones SwiftUI centres the overflowing stack, putting the sun at x = W/2 + 166.4
+  /// (docs/SWIFTUI-SEMANTICS.md, Layout), which this does not follow yet.
   static func center(width: Double, rightToLeft: Bool) -> (x: Double, y: Double) {
     let inset = diameter / 2 - diameter * 0.32
     return (rightToLeft ? inset : width - inset, inset)
@@ -28,7 +31,8 @@ enum WeatherSun {
     let c = center(width: size.width, rightToLeft: rightToLeft)
     let radius = diameter / 2
     Weather.canvas(context, opacity) { canvas in
-      // The canvas has a backing store of its own size: nothing spreads past it (SEMANTICS.md 4.7).
+      // The canvas has a backing store of its own size: nothing spreads past it
+      // (docs/SWIFTUI-SEMANTICS.md, The graphics context).
       canvas.clip(to: Path(rect: Rect(x: c.x - radius, y: c.y - radius, width: diameter, height: diameter)))
       let turn = clock.phase(0.05, period: 2 * .pi, layer: "sun", name: "rotation")
       let shimmer = clock.phase(0.8, period: 2 * .pi, layer: "sun", name: "shimmer")

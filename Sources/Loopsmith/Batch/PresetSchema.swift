@@ -3,7 +3,7 @@ import Foundation
 import Video
 
 /// The JSON Schema (draft 2020-12) of preset files, generated from the tables the decoder uses:
-/// `Preset.keys` and each effect's `ParameterSpec` table (STYLE.md 23), so it cannot drift.
+/// `Preset.keys` and each effect's `ParameterSpec` table, so it cannot drift.
 /// `presets/schema.json` is this text; a test keeps them equal.
 public enum PresetSchema {
   /// The schema as a JSON value.

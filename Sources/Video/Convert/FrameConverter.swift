@@ -5,8 +5,8 @@ import Raster
 /// straight-alpha RGB, dithered, the same bytes for the same image on any thread.
 ///
 /// Loopsmith converts colour itself instead of through swscale, whose default matrix is BT.601
-/// whatever the stream is tagged (ENCODING C2: red would become Y 81 / Cb 90 instead of 63 / 102).
-/// Each sample gets ±1 LSB triangular dither from a fixed table (ENCODING B1): dark gradients keep
+/// whatever the stream is tagged (docs/ENCODING.md, Colour: red would become Y 81 / Cb 90 instead of 63 / 102).
+/// Each sample gets ±1 LSB triangular dither from a fixed table (docs/ENCODING.md, Banding): dark gradients keep
 /// their slope instead of banding, and no random state is involved, so output stays deterministic.
 ///
 /// The converter holds only constants; `convert` may run on many threads at once, each writing
@@ -82,7 +82,7 @@ public final class FrameConverter: Sendable {
 
   /// Straight colour for `pixel`: composited over the background, or un-premultiplied.
   /// A fully transparent pixel whose alpha is kept takes `fallback` (its block's colour), so
-  /// chroma under alpha 0 does not bleed black into edges (ENCODING A1).
+  /// chroma under alpha 0 does not bleed black into edges (docs/ENCODING.md, Alpha).
   @inline(__always) func straight(_ pixel: Pixel, fallback: SIMD3<Float>) -> SIMD3<Float> {
     let p = clamp(pixel, .zero, Pixel(repeating: 1))
     if !keepsAlpha {

@@ -1,6 +1,6 @@
 import CLibAV
 
-// One final class per owned libav pointer, freed in deinit (STYLE 17). These objects are not
+// One final class per owned libav pointer, freed in deinit. These objects are not
 // Sendable: they live and die on the thread that encodes or decodes.
 
 /// A picture on its way to or from a codec.

@@ -14,7 +14,7 @@ public struct OutputSettings: Sendable {
   public var codec: VideoCodec
   public var width: Int
   public var height: Int
-  /// Frames per second, a whole number (ENCODING L2).
+  /// Frames per second, a whole number (docs/ENCODING.md, Seamless loops).
   public var fps: Int
   /// How many frames will be appended: the GOP is sized for it and `finish()` checks it.
   public var frameCount: Int
@@ -22,7 +22,7 @@ public struct OutputSettings: Sendable {
   public var crf: Int?
   /// 8, or 10 for HEVC Main10, VP9 Profile 2, AV1 and ProRes.
   public var bitDepth: Int
-  /// Encoder threads, pinned so the bytes do not depend on the machine (ENCODING D1).
+  /// Encoder threads, pinned so the bytes do not depend on the machine (docs/ENCODING.md, Determinism).
   public var threads: Int
   /// Keep transparency where the format carries it; otherwise frames are composited over `background`.
   public var keepAlpha: Bool
@@ -30,7 +30,7 @@ public struct OutputSettings: Sendable {
   public var background: Color
   /// libx264's speed preset.
   public var x264Preset: String
-  /// Sound to mux beside the video; nil for a silent, video-only file (ENCODING L7).
+  /// Sound to mux beside the video; nil for a silent, video-only file (docs/ENCODING.md, Seamless loops).
   public var audio: AudioTrack?
 
   public init(
