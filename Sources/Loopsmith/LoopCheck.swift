@@ -3,7 +3,7 @@ import Raster
 import Video
 
 /// What `loopsmith check` finds in a file: the seam against ordinary steps, and the stream facts
-/// that make it play and loop everywhere (ENCODING.md V1-V3).
+/// that make it play and loop everywhere (docs/ENCODING.md, Seams).
 public struct LoopCheck: Sendable {
   public var path: String
   public var info: StreamInfo
@@ -63,7 +63,7 @@ public struct LoopCheck: Sendable {
     let maxStep = steps.max() ?? 0
     // The seam is weighed against its neighbours, the step into the last frame and the step out of
     // the first: a seamless loop's seam lies between them, as any step does between the ones around
-    // it. The whole file's median (ENCODING V1) misjudges loops whose speed changes: a crossfade
+    // it. The whole file's median (docs/ENCODING.md, Seams) misjudges loops whose speed changes: a crossfade
     // that moves fast before a slow seam, a voice that pauses at the ends.
     let before = steps.last ?? 0
     let (lo, hi) = (min(before, after), max(before, after))
@@ -89,12 +89,15 @@ public struct LoopCheck: Sendable {
     if !info.firstPacketIsKeyframe { failures.append("the first frame is not a key frame") }
     if let s = info.streamStartTime, abs(s) > 1e-6 { failures.append("the stream starts at \(s) s, not 0") }
     if info.moovBeforeMdat == false { failures.append("moov comes after mdat: not fast start") }
-    if ["h264", "hevc", "vp9", "av1"].contains(info.codecName) {
+    let row = CodecSpec.forStream(named: info.codecName)
+    if let row, row.tagsBT709 {
       if info.colorPrimaries != "bt709" || info.colorTransfer != "bt709" || info.colorMatrix != "bt709" {
         failures.append("color tags are \(info.colorPrimaries)/\(info.colorTransfer)/\(info.colorMatrix), not bt709")
       }
     }
-    if info.codecName == "hevc" && info.codecTag != "hvc1" { failures.append("HEVC tagged '\(info.codecTag)', not hvc1 (Apple players refuse hev1)") }
+    if let tag = row?.codecTag, info.codecTag != tag {
+      failures.append("\(info.codecName) tagged '\(info.codecTag)', not \(tag) (Apple players refuse hev1)")
+    }
     if let nextInfo, nextInfo.frameRate != info.frameRate {
       failures.append("--then: frame rate \(nextInfo.frameRate) does not match \(info.frameRate)")
     }

@@ -4,7 +4,7 @@ import Video
 
 /// A preset file: everything `render` takes, as JSON. The file name is the preset's name.
 ///
-/// Unknown keys are errors that name the key path, never silently ignored (STYLE.md 21).
+/// Unknown keys are errors that name the key path, never silently ignored.
 public struct Preset: Sendable {
   public static let version = 1
   /// Every key a preset may hold: its own, then the render settings' (`RenderSetting.all`).

@@ -4,7 +4,7 @@ import Raster
 import Timing
 import Video
 
-/// A render that will run: validated once, so nothing later can trip over user input (STYLE.md 22).
+/// A render that will run: validated once, so nothing later can trip over user input.
 public struct RenderJob: Sendable {
   public let effectType: any Effect.Type
   public let values: ParameterValues
@@ -187,6 +187,7 @@ extension RenderRequest {
     for path in paths {
       do { try InputFile.checkName(path, what: "output") } catch let e as VideoError { throw InputError("-o: \(e)") }
     }
+    try Self.refuseRepeatedOutputs(paths)
     let formats = try paths.map { path -> OutputFormat in
       guard let f = OutputFormat(path: path) else {
         throw InputError("-o: '\(path)' has no known extension; expected one of \(OutputFormat.allCases.map { "." + $0.rawValue }.joined(separator: ", ")) or '-'")
@@ -241,9 +242,31 @@ extension RenderRequest {
     let encoderThreads = try RenderSetting.encoderThreads.check(self.encoderThreads ?? min(threads, 4))
     let x264Preset = try RenderSetting.x264Preset.check(self.x264Preset ?? "medium")
     let audioTrack = audio.map { AudioTrack(path: $0) }
+    for (path, format) in zip(paths, formats) {
+      // A codec the container cannot hold, or a size its codec refuses, is named before any work.
+      if let codec, !format.spec.codecs.contains(codec) {
+        throw InputError(
+          "--codec: '\(codec.rawValue)' cannot go into \(path); a .\(format.rawValue) file holds "
+            + format.spec.codecs.map(\.rawValue).joined(separator: " or "))
+      }
+      let used = codec ?? format.spec.defaultCodec
+      if let problem = used.sizeProblem(width: width, height: height) {
+        throw InputError("--size: \(width)x\(height) does not fit \(path): \(problem)")
+      }
+      if let crf {
+        guard let quality = used.spec.quality else {
+          throw InputError("--crf: \(used.rawValue) has no constant-quality setting (\(path)); leave it unset")
+        }
+        if !quality.range.contains(crf) {
+          throw InputError(
+            "--crf: '\(crf)' is not valid for \(used.rawValue) (\(path)); expected a whole number from "
+              + "\(quality.range.lowerBound) to \(quality.range.upperBound)")
+        }
+      }
+    }
     return try zip(paths, formats).map { path, format -> OutputSettings in
       var s = try OutputSettings(
-        path: path, format: format, codec: format == .mp4 || format == .mov || format == .webm ? codec : nil,
+        path: path, format: format, codec: codec,
         width: width, height: height, fps: fps, frameCount: format.isAnimated ? frameCount : 1, crf: crf,
         bitDepth: bitDepth, threads: encoderThreads, keepAlpha: keepAlpha ?? true, background: backgroundColor,
         x264Preset: x264Preset, audio: format.isAnimated && format != .y4m ? audioTrack : nil)

@@ -39,7 +39,9 @@ public enum RenderPipeline {
     var writers: [VideoWriter] = []
     do {
       if !discard {
-        for settings in job.outputs { writers.append(try VideoWriter(settings)) }
+        for (settings, converter) in zip(job.outputs, converters) {
+          writers.append(try VideoWriter(settings, converter: converter))
+        }
       }
     } catch {
       writers.forEach { $0.cancel() }

@@ -80,12 +80,12 @@ public struct RenderSetting: Sendable {
 
   /// libx264's speed presets, fastest first.
   public static let x264Presets = OutputSettings.x264Presets
-  /// The codecs a user may pick for .mp4, .mov and .webm.
-  public static let codecs = ["h264", "hevc", "vp9", "av1", "prores"]
+  /// The codecs a user may pick, from the format table.
+  public static let codecs = VideoCodec.choosable.map(\.rawValue)
 
   static let output = RenderSetting(
     "output", short: "o", key: "outputs", .outputs, .outputs, placeholder: "path",
-    help: "Output file; the extension picks the format (\(OutputFormat.allCases.map { "." + $0.rawValue }.joined(separator: " ")); - is Y4M on stdout). Repeat for several.")
+    help: "Output file; the extension picks the format (\(OutputFormat.extensionList); - is Y4M on stdout). Repeat for several.")
   static let size = RenderSetting(
     "size", key: "size", .size, .size, placeholder: "WxH", default: "the effect's size at --scale",
     help: "Video size in pixels.")
@@ -124,10 +124,10 @@ public struct RenderSetting: Sendable {
     placeholder: "ios26|ios18", default: "ios26", help: "The system color table.")
   public static let codec = RenderSetting(
     "codec", key: "codec", .choice(codecs), .text(\.codec), placeholder: "name",
-    default: "h264 for MP4, vp9 for WebM, prores for MOV", help: "Video codec for .mp4, .mov and .webm.")
+    default: "h264 for MP4, vp9 for WebM, prores for MOV", help: "\(VideoCodec.choiceList).")
   public static let crf = RenderSetting(
-    "crf", key: "crf", .integer(0...63), .integer(\.crf), placeholder: "n", default: "18 H.264, 30 VP9",
-    note: "(lower is better quality)", help: "Constant quality; lower is better.")
+    "crf", key: "crf", .integer(VideoCodec.qualityRange), .integer(\.crf), placeholder: "n", default: VideoCodec.qualityDefaults,
+    note: "(lower is better quality)", help: "Constant quality; lower is better, except WebP's quality.")
   public static let bitDepth = RenderSetting(
     "bit-depth", key: "bitDepth", .integers([8, 10]), .integer(\.bitDepth), placeholder: "8|10", default: "8",
     help: "Sample depth where the codec plays it (HEVC Main10, VP9 Profile 2).")

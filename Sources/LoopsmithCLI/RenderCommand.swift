@@ -126,7 +126,7 @@ enum RenderCommand {
       "frames": result.frames,
       "duration": job.duration,
       "threads": job.threads,
-      // Encoder threads change the bytes (ENCODING D1): a summary says which were used.
+      // Encoder threads change the bytes (docs/ENCODING.md, Determinism): a summary says which were used.
       "encoderThreads": job.outputs.first?.threads ?? 0,
       "outputs": result.files.map { f -> [String: Any] in
         ["path": f.path, "frames": f.frames, "duration": f.duration, "bytes": f.bytes, "codec": f.codec.rawValue, "pixelFormat": f.pixelFormat]

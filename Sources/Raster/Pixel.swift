@@ -1,6 +1,7 @@
 import Foundation
 
-/// One pixel: red, green, blue and alpha, premultiplied, in gamma-encoded sRGB (SEMANTICS.md 2.1).
+/// One pixel: red, green, blue and alpha, premultiplied, in gamma-encoded sRGB
+/// (docs/SWIFTUI-SEMANTICS.md, Compositing).
 public typealias Pixel = SIMD4<Float>
 
 /// One channel of eight neighbouring pixels, for the hot loops that work a span at a time.

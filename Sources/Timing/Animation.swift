@@ -1,7 +1,7 @@
 /// How a value moves to a new target, as SwiftUI's `Animation` says it.
 ///
 /// A spring merges with what runs already: it starts from the value shown and the velocity it has
-/// (SEMANTICS.md 8.2). A timing curve does not merge: it adds its own run from the old target to
+/// (docs/SWIFTUI-SEMANTICS.md, Animation). A timing curve does not merge: it adds its own run from the old target to
 /// the new one on top of whatever still runs.
 public enum Animation: Hashable, Sendable {
   /// No animation: the value jumps to its target, and anything running stops.

@@ -7,7 +7,8 @@ import Foundation
 /// Every phase is `rate × time`, so at time 0 each motion is where the seed has it at 0, and frame
 /// 0 of a loop is the original's frame at 0.
 public struct Clock: Sendable {
-  /// Seconds since the start of the loop (or of the effect), as Double: see SEMANTICS.md 0.
+  /// Seconds since the start of the loop (or of the effect), as Double: see
+  /// docs/SWIFTUI-SEMANTICS.md, Units, coordinates and time.
   public let time: Double
   public let plan: (any MotionPlan)?
   public let recorder: MotionRecorder?

@@ -1,13 +1,13 @@
 import Foundation
 
 /// How a color animates from one to another: through the Oklab-type carrier SwiftUI's resolved
-/// colors animate in (SEMANTICS.md 8.4), not straight through sRGB.
+/// colors animate in (docs/SWIFTUI-SEMANTICS.md, Animation), not straight through sRGB.
 ///
 /// Colors are straight (not premultiplied) gamma-encoded sRGB, `SIMD4(r, g, b, a)`. The carrier is
 /// 128·cbrt(M1 · linear sRGB) for the color and 128·a for the alpha; a mix lerps carriers. Values
 /// outside 0...1 (extended sRGB, or a spring's overshoot) pass through sign-symmetrically.
 public enum ColorInterpolation {
-  // Linear sRGB to LMS: SEMANTICS.md 8.4, from runtime-observed Color.Resolved data.
+  // Linear sRGB to LMS: docs/SWIFTUI-SEMANTICS.md, Animation, from runtime-observed Color.Resolved data.
   static let toLMS = (
     SIMD3(0.4122214708, 0.5363325363, 0.0514459929),
     SIMD3(0.2119034982, 0.6806995451, 0.1073969566),

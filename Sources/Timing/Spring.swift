@@ -4,7 +4,7 @@ import Foundation
 /// `Spring(duration:bounce:)` is: how long it takes to settle, and how much it overshoots.
 ///
 /// Mass is 1, stiffness (2π / duration)², damping 4π (1 − bounce) / duration for a bounce of 0 or
-/// more and 4π / (duration (1 + bounce)) below 0 (SEMANTICS.md 8.1). A bounce of 0 is critically
+/// more and 4π / (duration (1 + bounce)) below 0 (docs/SWIFTUI-SEMANTICS.md, Animation). A bounce of 0 is critically
 /// damped: the value arrives as fast as it can without overshooting. Durations of 0 or less, or
 /// that are not numbers, count as 0.5 s; bounces are kept within −0.99...0.99.
 public struct Spring: Hashable, Sendable, Codable {

@@ -1,8 +1,9 @@
 /// A number a spring pulls toward targets that change at known moments, such as the voice orb's
 /// energy, retargeted every 160 ms.
 ///
-/// Each change starts the spring again from the value shown and its velocity then (SEMANTICS.md
-/// 8.2), so the value never jumps and never stops short. Read at any time, in any order.
+/// Each change starts the spring again from the value shown and its velocity then
+/// (docs/SWIFTUI-SEMANTICS.md, Animation), so the value never jumps and never stops short. Read at
+/// any time, in any order.
 public struct SpringTrack: Sendable {
   public let spring: Spring
   let track: AnimationTrack<Double>

@@ -1,5 +1,5 @@
 /// States that follow one another with an energy that goes with each, where every change picks its
-/// animation as the voice orb's does (SEMANTICS.md 8.3): when the energy changes, everything moves
+/// animation as the voice orb's does (docs/SWIFTUI-SEMANTICS.md, Animation): when the energy changes, everything moves
 /// with the energy's spring; when only the state changes, with the state's curve.
 ///
 /// The orb's `.animation(.spring(duration: 0.35), value: energy)` sits inside its

@@ -1,5 +1,5 @@
 /// Values that follow one another, each held for a while, with a fade at every change: the
-/// weather background's sequence of weathers (SEMANTICS.md 8.5).
+/// weather background's sequence of weathers (docs/SWIFTUI-SEMANTICS.md, Animation).
 ///
 /// At a change the old value is drawn at 1 − e(p) under the new one at e(p), where e is the fade's
 /// curve (1 s easeInOut) and p the time since the change over the fade's length. A change while a
@@ -99,7 +99,7 @@ public struct StepTimeline<Value: Equatable & Sendable>: Sendable {
 
   /// A property of the values that animates with the fade at every change, such as the sky's colors
   /// (`.animation(fade, value: weather)`): a timing curve, so a change mid-fade adds its own run on
-  /// top of the one still going (SEMANTICS.md 8.2). Animate colors in `ColorInterpolation`'s
+  /// top of the one still going (docs/SWIFTUI-SEMANTICS.md, Animation). Animate colors in `ColorInterpolation`'s
   /// carrier and convert back.
   public func track<V: AnimatableValue>(_ property: (Value) -> V) -> AnimationTrack<V> {
     let animation: Animation = fade > 0 ? .timingCurve(curve, duration: fade) : .none

@@ -170,8 +170,8 @@ import _TestSupport
     #expect(wrong.status == 1, "\(wrong.stdout)")
   }
 
-  /// ENCODING V4: a nearly still loop passes `check` after H.264 as it does before, with the same
-  /// bytes twice.
+  /// A nearly still loop passes `check` after H.264 as it does before, with the same bytes twice
+  /// (docs/ENCODING.md, Seams).
   @Test func aSlowLoopPassesCheckAfterH264() throws {
     let dir = TemporaryDirectory()
     let (one, two) = (dir.path("one.mp4"), dir.path("two.mp4"))

@@ -39,7 +39,7 @@ import _TestSupport
   }
 
   @Test func aDuplicatedLastFrameStalls() throws {
-    // Frame N rendered as well: t = T repeats frame 0 (ENCODING L1).
+    // Frame N rendered as well: t = T repeats frame 0 (docs/ENCODING.md, Seamless loops).
     let report = try checkRain(times: (0...120).map { Double($0) / 10 })
     #expect(!report.passed)
     #expect(report.failures.contains { $0.contains("stall") }, "\(report.failures)")

@@ -60,7 +60,7 @@ import Testing
     var ctx = Surface(image: image, scale: 1).context()
     ctx.blendMode = .screen
     ctx.fill(Path(rect: Rect(x: 0, y: 0, width: 1, height: 1)), with: .color(Color(red: 0.2, green: 0.5, blue: 0.8, alpha: 0.5)))
-    // On an opaque canvas: out = dst + a C (1 - dst) (SEMANTICS.md 2.2).
+    // On an opaque canvas: out = dst + a C (1 - dst) (docs/SWIFTUI-SEMANTICS.md, Compositing).
     let expected = Pixel(0.4 + 0.5 * 0.2 * 0.6, 0.5 + 0.5 * 0.5 * 0.5, 0.1 + 0.5 * 0.8 * 0.9, 1)
     #expect(maxDifference(image[0, 0], expected) < 1e-6)
   }

@@ -11,7 +11,7 @@ import _TestSupport
     let s = try settings(folder.path("a.apng"), fps: 25, frames: 6, keepAlpha: true)
     try write(s) { testImage(frame: $0, alpha: 0.5) }
     let data = try #require(fileBytes(folder.path("a.apng")))
-    // acTL: number of frames, then the number of plays (0 = forever; ENCODING G3).
+    // acTL: number of frames, then the number of plays (0 = forever; docs/ENCODING.md, GIF, APNG and WebP).
     let acTL = try #require(data.range(of: Data("acTL".utf8)))
     let fields = data[acTL.upperBound..<(acTL.upperBound + 8)].map { Int($0) }
     #expect(fields[0...3] == [0, 0, 0, 6])
@@ -68,10 +68,11 @@ import _TestSupport
     }
     let data = try #require(fileBytes(folder.path("a.gif")))
     #expect(data.prefix(6) == Data("GIF89a".utf8))
-    // NETSCAPE2.0: sub-block 03 01, then the loop count (0 = forever; ENCODING G3).
+    // NETSCAPE2.0: sub-block 03 01, then the loop count (0 = forever; docs/ENCODING.md, GIF, APNG and WebP).
     let netscape = try #require(data.range(of: Data("NETSCAPE2.0".utf8)))
     #expect(data[netscape.upperBound + 2] == 0 && data[netscape.upperBound + 3] == 0)
-    // Graphic Control Extensions (21 F9 04): the delay in hundredths, 4 for 25 fps (ENCODING G2).
+    // Graphic Control Extensions (21 F9 04): the delay in hundredths, 4 for 25 fps
+    // (docs/ENCODING.md, GIF, APNG and WebP).
     var delays: [Int] = []
     var search = data.startIndex..<data.endIndex
     while let found = data.range(of: Data([0x21, 0xF9, 0x04]), in: search) {

@@ -31,7 +31,7 @@ func samples(_ frame: ConvertedFrame, plane: Int) -> [Int] {
   @Test func pureRedBecomesBT709LimitedRange() throws {
     let converter = FrameConverter(try settings("a.mp4"))
     let frame = converter.convert(flatImage(Pixel(1, 0, 0, 1)))
-    // ENCODING C2: BT.709 gives 63 / 102 / 240; BT.601 would give 81 / 90 / 240.
+    // BT.709 gives 63 / 102 / 240; BT.601 would give 81 / 90 / 240 (docs/ENCODING.md, Colour).
     for (plane, expected) in [(0, 63), (1, 102), (2, 240)] {
       let values = samples(frame, plane: plane)
       #expect(values.allSatisfy { abs($0 - expected) <= 1 }, "plane \(plane): \(Set(values))")
@@ -74,7 +74,7 @@ func samples(_ frame: ConvertedFrame, plane: Int) -> [Int] {
     for plane in 0..<a.planeCount { #expect(samples(a, plane: plane) == samples(b, plane: plane)) }
   }
 
-  /// ENCODING B1/V5: a dark ramp over 24 codes keeps its slope in the column means.
+  /// A dark ramp over 24 codes keeps its slope in the column means (docs/ENCODING.md, Banding).
   @Test(arguments: [8, 10]) func aDarkRampDoesNotBand(bits: Int) throws {
     let (width, height) = (256, 64)
     let converter = FrameConverter(try settings("a.mp4", width: width, height: height, codec: bits == 10 ? .hevc : .h264, bitDepth: bits))

@@ -93,7 +93,7 @@ struct RoundTripCase: CustomStringConvertible, Sendable {
     }
     let (info, frames) = try decodeAll(folder.path("a.webm"))
     #expect(info.alphaMode)
-    #expect(info.pixelFormatName == "yuv420p")  // ENCODING A2: never yuva420p in the header
+    #expect(info.pixelFormatName == "yuv420p")  // never yuva420p in the header (docs/ENCODING.md, Alpha)
     #expect(frames.count == 8)
     for frame in frames {
       #expect(frame[0, 0].w < 0.02 && frame[63, 63].w < 0.02, "corners \(frame[0, 0]) \(frame[63, 63])")

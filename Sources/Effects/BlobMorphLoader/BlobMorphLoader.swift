@@ -36,7 +36,7 @@ public struct BlobMorphLoader: Effect {
   public func draw(in context: inout GraphicsContext, clock: Clock) {
     let side = size.isFinite && size > 0 ? size : 96
     // The canvas is `size` points square, centered in the video, and clips what it draws:
-    // the glow stops at its edges (SEMANTICS.md 4.7).
+    // the glow stops at its edges (docs/SWIFTUI-SEMANTICS.md, The graphics context).
     var canvas = context
     canvas.translateBy(x: (context.size.width - side) / 2, y: (context.size.height - side) / 2)
     canvas.clip(to: Path(rect: Rect(x: 0, y: 0, width: side, height: side)))

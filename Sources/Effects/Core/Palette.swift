@@ -5,7 +5,7 @@ public enum Appearance: String, CaseIterable, Sendable, Codable {
   case light, dark
 }
 
-/// Which system palette named colors resolve to (SEMANTICS.md 1.1).
+/// Which system palette named colors resolve to (docs/SWIFTUI-SEMANTICS.md, Colours).
 public enum PaletteVersion: String, CaseIterable, Sendable, Codable {
   case ios26, ios18
 }
@@ -14,7 +14,7 @@ public enum PaletteVersion: String, CaseIterable, Sendable, Codable {
 public enum SystemColor: String, CaseIterable, Sendable, Codable {
   case pink, purple, blue, teal, orange, indigo, cyan, white, black
 
-  /// The sRGB color for an appearance and palette (SEMANTICS.md 1.1 table).
+  /// The sRGB color for an appearance and palette (docs/SWIFTUI-SEMANTICS.md, Colours).
   public func resolved(_ appearance: Appearance, _ palette: PaletteVersion) -> Color {
     let rgb: (Int, Int, Int)
     switch (self, palette, appearance) {
@@ -78,7 +78,7 @@ public enum ColorValue: Hashable, Sendable, CustomStringConvertible {
 public struct RenderEnvironment: Hashable, Sendable {
   public var appearance: Appearance = .dark
   public var palette: PaletteVersion = .ios26
-  /// Right-to-left layout: the weather's sun moves to the top left (SEMANTICS.md 7.7).
+  /// Right-to-left layout: the weather's sun moves to the top left (docs/SWIFTUI-SEMANTICS.md, Right to left).
   public var rightToLeft = false
   /// Reduce Motion: time held at 0, no lightning, the voice orb brightening instead of swelling.
   public var reduceMotion = false

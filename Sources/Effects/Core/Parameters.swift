@@ -48,7 +48,7 @@ public enum ParameterValue: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One row of an effect's parameter table: it drives `--set`, presets, `loopsmith list` and the
-/// JSON Schema, so they cannot drift apart (STYLE.md 23).
+/// JSON Schema, so they cannot drift apart.
 public struct ParameterSpec: Hashable, Sendable {
   public var name: String
   public var kind: ParameterKind

@@ -8,7 +8,7 @@ extension GraphicsContext {
   /// frame 0 again for a layer whose rates the plan left alone.
   ///
   /// With `isolated`, a single moment is drawn through a layer too, as a canvas faded as a whole
-  /// needs (SEMANTICS.md 7.5); a crossfade always is.
+  /// needs (docs/SWIFTUI-SEMANTICS.md, View modifiers); a crossfade always is.
   public func drawSoftLayer(
     _ layer: String, clock: Clock, isolated: Bool = false, _ content: (inout GraphicsContext, Clock) -> Void
   ) {

@@ -78,7 +78,7 @@ public struct VoiceOrb: Effect {
     let energy = animation.energy(at: time)
     let base = colors.first ?? SystemColor.blue.resolved(.dark, .ios26)
     // Modifiers apply inside-out: surface and shadow, scale, then brightness, saturation and hue
-    // on orb and shadow together (SEMANTICS.md 7.1).
+    // on orb and shadow together (docs/SWIFTUI-SEMANTICS.md, View modifiers).
     let matrix = ColorMatrix.hueRotation(radians: animation.hueRotation(at: time) * .pi / 180)
       .concatenating(.saturation(animation.saturation(at: time)))
       .concatenating(.brightness(reduceMotion ? energy * 0.2 : 0))

@@ -6,7 +6,7 @@ import Timing
 public enum VoiceOrbMath {
   /// The side of the orb's canvas in points: the seed demo's 220 pt frame.
   public static let canvasSide = 220.0
-  /// The blur of the orb's shadow in points (a Gaussian sigma, SEMANTICS.md 7.4).
+  /// The blur of the orb's shadow in points (a Gaussian sigma, docs/SWIFTUI-SEMANTICS.md, View modifiers).
   public static let shadowRadius = 30.0
   /// The loop-plan layer of the swirling blobs.
   static let blobLayer = "blobs"
@@ -53,7 +53,7 @@ public enum VoiceOrbMath {
 /// The orb's animated values at any moment, computed from the whole history of state and level
 /// changes up to it, so a frame needs no earlier frame (frames render in parallel, in any order).
 ///
-/// As SEMANTICS.md 8.1-8.3 reads the seed: the app sets the level every `levelInterval` seconds
+/// As docs/SWIFTUI-SEMANTICS.md (Animation) reads the seed: the app sets the level every `levelInterval` seconds
 /// and the energy follows each new target on a critically damped spring of 0.35 s, which keeps its
 /// velocity when retargeted. Saturation and hue follow that spring too when a state change moves
 /// the energy, and a 0.5 s easeInOut when it does not (listening ↔ speaking at one level). Springs
@@ -133,7 +133,7 @@ public struct VoiceOrbAnimation: Sendable {
     var previous = state(at: start)
     for change in sequence.changes where change.time > start && change.time <= time {
       let delta = value(change.state) - value(previous)
-      // The energy moving at this change decides the animation (SEMANTICS.md 8.3).
+      // The energy moving at this change decides the animation (docs/SWIFTUI-SEMANTICS.md, Animation).
       let before = VoiceOrbMath.energy(state: previous, level: level(at: change.time))
       let after = VoiceOrbMath.energy(state: change.state, level: level(at: change.time))
       let elapsed = time - change.time
@@ -164,7 +164,7 @@ public struct VoiceOrbAnimation: Sendable {
   }
 }
 
-/// The two animation curves of the seed, from Timing (SEMANTICS.md 8.1).
+/// The two animation curves of the seed, from Timing (docs/SWIFTUI-SEMANTICS.md, Animation).
 enum VoiceOrbCurves {
   /// `.spring(duration: 0.35)`: critically damped.
   static let spring = Spring(duration: 0.35)

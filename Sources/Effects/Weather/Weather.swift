@@ -96,7 +96,7 @@ public struct Weather: Effect {
     }
   }
 
-  /// The canvases of one weather, each faded on its own (SEMANTICS.md 7.5).
+  /// The canvases of one weather, each faded on its own (docs/SWIFTUI-SEMANTICS.md, View modifiers).
   private func drawEffects(of weather: Kind, opacity: Double, in context: GraphicsContext, clock: Clock) {
     let size = context.size
     switch weather {

@@ -39,7 +39,8 @@ enum WeatherSun {
     let c = center(width: size.width, height: size.height, rightToLeft: rightToLeft)
     let radius = diameter / 2
     Weather.canvas(context, opacity) { canvas in
-      // The canvas has a backing store of its own size: nothing spreads past it (SEMANTICS.md 4.7).
+      // The canvas has a backing store of its own size: nothing spreads past it
+      // (docs/SWIFTUI-SEMANTICS.md, The graphics context).
       canvas.clip(to: Path(rect: Rect(x: c.x - radius, y: c.y - radius, width: diameter, height: diameter)))
       let turn = clock.phase(0.05, period: 2 * .pi, layer: "sun", name: "rotation")
       let shimmer = clock.phase(0.8, period: 2 * .pi, layer: "sun", name: "shimmer")

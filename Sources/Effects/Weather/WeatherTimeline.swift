@@ -5,9 +5,9 @@ import Timing
 ///
 /// Each change of weather fades, over one second of `easeInOut`, the sky's colors to the new ones
 /// in the Oklab-type carrier, and the leaving weather's effects out while the arriving ones fade
-/// in (SEMANTICS.md 8.4-8.5). A change during a fade makes the weather that was arriving the one
+/// in (docs/SWIFTUI-SEMANTICS.md, Animation). A change during a fade makes the weather that was arriving the one
 /// leaving, at full strength; the one before it vanishes. The sky's color runs add up, as
-/// SwiftUI's timing curves do (8.2). A sequence starts at time 0 with its first weather and holds
+/// SwiftUI's timing curves do. A sequence starts at time 0 with its first weather and holds
 /// its last one; without steps, `weather` holds.
 struct WeatherTimeline: Sendable {
   /// Seconds a change takes.

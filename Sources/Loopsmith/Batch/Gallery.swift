@@ -31,59 +31,11 @@ public enum Gallery {
     return codecs(info)
   }
 
-  public static func codecs(_ info: StreamInfo) -> String? {
-    let profile = (info.profileName ?? "").lowercased()
-    let tenBit = info.pixelFormatName.contains("10")
-    switch info.codecName {
-    case "h264":
-      let (idc, constraints): (Int, Int) =
-        switch profile {
-        case "constrained baseline": (66, 0xC0)
-        case "baseline": (66, 0x00)
-        case "main": (77, 0x40)
-        case "extended": (88, 0x00)
-        case "high 10", "high 10 intra": (110, 0x00)
-        case "high 4:2:2", "high 4:2:2 intra": (122, 0x00)
-        case "high 4:4:4 predictive", "high 4:4:4", "high 4:4:4 intra": (244, 0x00)
-        default: (100, 0x00)
-        }
-      let level = max(0, info.level ?? 40)
-      return String(format: "avc1.%02X%02X%02X", idc, constraints, level)
-    case "hevc":
-      let p = profile.contains("10") || tenBit ? 2 : 1
-      let tag = info.codecTag == "hev1" ? "hev1" : "hvc1"
-      return "\(tag).\(p).\(p == 1 ? 6 : 4).L\(max(0, info.level ?? 93)).B0"
-    case "vp9":
-      let p = tenBit ? 2 : (info.pixelFormatName.contains("444") ? 1 : 0)
-      return String(format: "vp09.%02d.%02d.%02d", p, vp9Level(info), tenBit ? 10 : 8)
-    case "av1":
-      let level = info.level.flatMap { $0 >= 0 && $0 < 32 ? $0 : nil } ?? 8
-      return String(format: "av01.0.%02dM.%02d", level, tenBit ? 10 : 8)
-    default:
-      return nil
-    }
-  }
+  public static func codecs(_ info: StreamInfo) -> String? { CodecSpec.codecsParameter(info) }
 
-  /// The smallest VP9 level whose picture size and sample rate hold the stream (libvpx stores none).
-  static func vp9Level(_ info: StreamInfo) -> Int {
-    let samples = Double(info.width * info.height)
-    let rate = samples * max(1, info.frameRate.value)
-    let levels: [(Int, Double, Double)] = [
-      (10, 36864, 829440), (11, 73728, 2764800), (20, 122880, 4608000), (21, 245760, 9216000),
-      (30, 552960, 20736000), (31, 983040, 36864000), (40, 2228224, 83558400), (41, 2228224, 160432128),
-      (50, 8912896, 311951360), (51, 8912896, 588251136), (52, 8912896, 1176502272), (60, 35651584, 1176502272),
-      (61, 35651584, 2353004544), (62, 35651584, 4706009088),
-    ]
-    return levels.first { samples <= $0.1 && rate <= $0.2 }?.0 ?? 62
-  }
-
+  /// The MIME type of a `<video>` file, from the table of formats; nil for formats shown otherwise.
   static func mime(_ format: String) -> String? {
-    switch format {
-    case "mp4": "video/mp4"
-    case "webm": "video/webm"
-    case "mov": "video/quicktime"
-    default: nil
-    }
+    OutputFormat(rawValue: format).flatMap { $0.spec.page == .video ? $0.spec.mimeType : nil }
   }
 
   /// `s` as HTML text or a quoted attribute value: `& < > " ' \`` as character references, and
@@ -144,7 +96,7 @@ public enum Gallery {
                 <source src="\(src)" type="\(typeAttr)">
               </video>
           """
-      } else if ["gif", "apng", "webp", "png"].contains(e.format ?? "") {
+      } else if e.format.flatMap(OutputFormat.init(rawValue:))?.spec.page == .image {
         body = "    <img src=\"\(src)\" width=\"\(e.width)\" height=\"\(e.height)\" alt=\"\(escape(e.preset))\">"
       } else {
         body = "    <a href=\"\(src)\">\(escape(path))</a>"

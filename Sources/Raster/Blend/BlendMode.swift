@@ -1,4 +1,4 @@
-/// How a drawing combines with what is under it (premultiplied, SEMANTICS.md 2.2).
+/// How a drawing combines with what is under it (premultiplied, docs/SWIFTUI-SEMANTICS.md, Compositing).
 public enum BlendMode: Sendable, Hashable {
   /// `s + d (1 - as)`.
   case sourceOver
@@ -22,7 +22,7 @@ enum ScreenKernel: BlendKernel {
 }
 
 /// Blends a span of pixels onto `dest`. Both modes are linear in the source, so scaling the source
-/// by coverage is exact (STYLE.md 12). The mode is picked once per span, never per pixel.
+/// by coverage is exact. The mode is picked once per span, never per pixel.
 @inline(__always)
 func blendSpan(
   _ mode: BlendMode, count: Int, dest: UnsafeMutablePointer<Pixel>,

@@ -33,10 +33,10 @@ extension GraphicsContext {
 
 /// Tessellates a mesh gradient into Gouraud triangles and fills them.
 enum MeshRaster {
-  /// Quads per patch side: at least 32 (SEMANTICS.md 6), about one per 48 device pixels of the
-  /// patch's longer side, at most 128. Against 128 quads a side, the aurora at 1080x1920 (32 a
-  /// side) differs by at most one 8-bit luma code, on 0.6% of pixels; one per 24 pixels cost
-  /// three times the triangles for 0.2%.
+  /// Quads per patch side: at least 32 (docs/SWIFTUI-SEMANTICS.md, Mesh gradient), about one per 48
+  /// device pixels of the patch's longer side, at most 128. Against 128 quads a side, the aurora at
+  /// 1080x1920 (32 a side) differs by at most one 8-bit luma code, on 0.6% of pixels; one per 24
+  /// pixels cost three times the triangles for 0.2%.
   static func subdivisions(forPatchLength length: Float) -> Int {
     guard length.isFinite else { return 32 }
     return min(max(Int((length / 48).rounded(.up)), 32), 128)

@@ -1,7 +1,7 @@
 /// Draws into a surface the way SwiftUI's `GraphicsContext` does: a value whose state (transform,
 /// opacity, blend mode, filters, clip) is copied with it, so `var glow = context` makes a context
 /// whose changes leave the original alone while both draw into the same layer, in call order
-/// (SEMANTICS.md 4.1).
+/// (docs/SWIFTUI-SEMANTICS.md, The graphics context).
 public struct GraphicsContext {
   let surface: Surface
   let target: Layer
@@ -128,7 +128,8 @@ public struct GraphicsContext {
   // MARK: - Layers
 
   /// Draws what `content` draws into a fresh transparent layer, then composites that layer as one
-  /// operation with this context's filters, opacity, blend mode and clip (SEMANTICS.md 4.3).
+  /// operation with this context's filters, opacity, blend mode and clip
+  /// (docs/SWIFTUI-SEMANTICS.md, The graphics context).
   public func drawLayer(_ content: (inout GraphicsContext) -> Void) {
     if composesAsDrawn {
       var inner = GraphicsContext(surface: surface, target: target, transform: transform)
@@ -221,7 +222,7 @@ public struct GraphicsContext {
   }
 
   /// Draws `content` into a layer and a shadow of it behind: the layer's alpha blurred by
-  /// `radius` (a Gaussian sigma in user units, SEMANTICS.md 7.4) and tinted by `color`.
+  /// `radius` (a Gaussian sigma in user units, docs/SWIFTUI-SEMANTICS.md, View modifiers) and tinted by `color`.
   public func drawLayer(shadow color: Color, radius: Double, _ content: (inout GraphicsContext) -> Void) {
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
@@ -289,7 +290,7 @@ public struct GraphicsContext {
       return
     }
     // Each operation alone: rasterized into a scratch layer with room for the blur to spread,
-    // including geometry up to 3 sigma off the canvas (SEMANTICS.md 4.4), filtered, composited.
+    // including geometry up to 3 sigma off the canvas (docs/SWIFTUI-SEMANTICS.md, The graphics context), filtered, composited.
     var margin = filterMargin
     // A huge blur (4096 px is a margin of 12288 px a side) around far-off geometry would make the
     // scratch layer hundreds of times the canvas (the raster fuzzer's 84 s, 1.7 GB case). Past

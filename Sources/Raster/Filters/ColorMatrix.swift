@@ -1,6 +1,7 @@
 import Foundation
 
-/// A map of straight gamma-encoded RGB: `out = M * rgb + offset`, alpha kept (SEMANTICS.md 7.3).
+/// A map of straight gamma-encoded RGB: `out = M * rgb + offset`, alpha kept
+/// (docs/SWIFTUI-SEMANTICS.md, View modifiers).
 public struct ColorMatrix: Sendable, Hashable {
   public var r: SIMD4<Float>  // (m00, m01, m02, offset)
   public var g: SIMD4<Float>
@@ -53,7 +54,7 @@ public struct ColorMatrix: Sendable, Hashable {
   }
 }
 
-/// An effect applied to each drawing operation of a context (SEMANTICS.md 4.2).
+/// An effect applied to each drawing operation of a context (docs/SWIFTUI-SEMANTICS.md, The graphics context).
 public enum Filter: Sendable, Hashable {
   /// A Gaussian blur whose radius is its standard deviation, in the context's user units.
   case blur(radius: Float)

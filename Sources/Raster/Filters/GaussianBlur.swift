@@ -1,7 +1,7 @@
 import Foundation
 
-/// A Gaussian blur whose standard deviation is the SwiftUI blur radius (SEMANTICS.md 4.4),
-/// transparent outside the pixels it is given.
+/// A Gaussian blur whose standard deviation is the SwiftUI blur radius (docs/SWIFTUI-SEMANTICS.md,
+/// The graphics context), transparent outside the pixels it is given.
 ///
 /// Up to `directLimit` pixels of sigma it is exact: a separable kernel to 3 sigma, renormalised.
 /// Above, it blurs a copy shrunk by 2^k with nested 2x2 box averages until sigma is between 4 and

@@ -11,8 +11,9 @@ public struct StrokeStyle: Sendable, Hashable {
 
 extension Polylines {
   /// The outline of these runs stroked with `style`, as polygons that all wind the same way, so a
-  /// non-zero fill of them paints the union once (SEMANTICS.md 5: a multi-subpath stroke paints the
-  /// union once). `halfWidth` is in the same space as the points.
+  /// non-zero fill of them paints the union once (docs/SWIFTUI-SEMANTICS.md, Paths, fills and
+  /// strokes: a multi-subpath stroke paints the union once). `halfWidth` is in the same space as
+  /// the points.
   public func stroked(halfWidth hw: Float, miterLimit: Float, into out: inout Polylines) {
     guard hw > 0, hw.isFinite else { return }
     for run in runs where run.count >= 2 {

@@ -33,7 +33,7 @@ public struct Transform: Hashable, Sendable {
   }
 
   /// `other` applied first, then `self`: the order of `translateBy` then `rotate` in a context,
-  /// which post-multiply (SEMANTICS.md 4.5).
+  /// which post-multiply (docs/SWIFTUI-SEMANTICS.md, The graphics context).
   public func concatenating(_ inner: Transform) -> Transform {
     Transform(
       a: a * inner.a + c * inner.b, b: b * inner.a + d * inner.b,

@@ -6,8 +6,9 @@ public struct Gradient: Sendable, Hashable {
     public init(color: Color, location: Float) { (self.color, self.location) = (color, location) }
   }
 
-  /// How colors mix between stops where alpha changes (SEMANTICS.md 2.3: undocumented; premultiplied
-  /// keeps fades to `.clear` free of the grey band that straight interpolation draws).
+  /// How colors mix between stops where alpha changes (docs/SWIFTUI-SEMANTICS.md, Compositing:
+  /// undocumented; premultiplied keeps fades to `.clear` free of the grey band that straight
+  /// interpolation draws).
   public enum AlphaInterpolation: Sendable, Hashable {
     case premultiplied
     case straight

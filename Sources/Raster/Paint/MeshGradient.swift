@@ -1,5 +1,5 @@
 /// A grid of colored points whose colors blend smoothly across the curved patches between them,
-/// as SwiftUI's `MeshGradient(width:height:points:colors:)` (SEMANTICS.md 6).
+/// as SwiftUI's `MeshGradient(width:height:points:colors:)` (docs/SWIFTUI-SEMANTICS.md, Mesh gradient).
 ///
 /// Points are unit coordinates of the rectangle the mesh is drawn in, row after row from the top
 /// left. Apple documents neither the patch tangents nor the color curves; this mesh uses the

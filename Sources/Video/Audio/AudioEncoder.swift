@@ -38,7 +38,9 @@ final class AudioEncoder {
     all.append(contentsOf: repeatElement(0, count: wanted - all.count))  // silence after a short sound
     samples = all
 
-    let name = settings.format == .webm ? "libopus" : "aac"
+    guard let name = settings.format.spec.audioEncoder else {
+      throw VideoError.invalidSettings("audio cannot go into a .\(settings.format.rawValue) file")
+    }
     guard let codec = avcodec_find_encoder_by_name(name) else {
       throw VideoError.libav(function: "avcodec_find_encoder_by_name", code: clibav_error(ENOSYS), message: "this FFmpeg has no \(name) encoder", path: path)
     }

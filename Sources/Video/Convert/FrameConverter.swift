@@ -5,8 +5,8 @@ import Raster
 /// straight-alpha RGB, dithered, the same bytes for the same image on any thread.
 ///
 /// Loopsmith converts colour itself instead of through swscale, whose default matrix is BT.601
-/// whatever the stream is tagged (ENCODING C2: red would become Y 81 / Cb 90 instead of 63 / 102).
-/// Each sample gets ±1 LSB triangular dither from a fixed table (ENCODING B1): dark gradients keep
+/// whatever the stream is tagged (docs/ENCODING.md, Colour: red would become Y 81 / Cb 90 instead of 63 / 102).
+/// Each sample gets ±1 LSB triangular dither from a fixed table (docs/ENCODING.md, Banding): dark gradients keep
 /// their slope instead of banding, and no random state is involved, so output stays deterministic.
 ///
 /// The converter holds only constants; `convert` may run on many threads at once, each writing
@@ -44,17 +44,8 @@ public final class FrameConverter: Sendable {
     }
   }
 
-  /// The samples each codec takes.
-  static func layout(for settings: OutputSettings) -> PixelLayout {
-    switch settings.codec {
-    case .h264, .hevc, .av1, .rawvideo: settings.bitDepth == 10 ? .yuv420p10 : .yuv420p
-    case .vp9: settings.carriesAlpha ? .yuva420p : settings.bitDepth == 10 ? .yuv420p10 : .yuv420p
-    case .prores: .yuva444p10
-    case .png, .apng: settings.carriesAlpha ? .rgba : .rgb24
-    case .webp: .bgra  // libwebp converts to its own BT.601 YUV (ENCODING C3)
-    case .gif: .rgba  // the GIF writer picks palette entries from straight RGBA
-    }
-  }
+  /// The samples each codec takes: its row in the table of formats (`VideoCodec.spec`).
+  static func layout(for settings: OutputSettings) -> PixelLayout { settings.layout }
 
   /// A frame of the right size and layout to convert into; make one per ring slot.
   public func makeFrame() -> ConvertedFrame {
@@ -91,7 +82,7 @@ public final class FrameConverter: Sendable {
 
   /// Straight colour for `pixel`: composited over the background, or un-premultiplied.
   /// A fully transparent pixel whose alpha is kept takes `fallback` (its block's colour), so
-  /// chroma under alpha 0 does not bleed black into edges (ENCODING A1).
+  /// chroma under alpha 0 does not bleed black into edges (docs/ENCODING.md, Alpha).
   @inline(__always) func straight(_ pixel: Pixel, fallback: SIMD3<Float>) -> SIMD3<Float> {
     let p = clamp(pixel, .zero, Pixel(repeating: 1))
     if !keepsAlpha {

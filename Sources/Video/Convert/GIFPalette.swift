@@ -1,6 +1,7 @@
 /// Maps straight 8-bit RGBA to a GIF's 256 colours with one palette for the whole loop.
 ///
-/// ENCODING G1 wants one global palette (a palette per frame flickers at the seam), but frames
+/// A loop wants one global palette, since a palette per frame flickers at the seam
+/// (docs/ENCODING.md, GIF, APNG and WebP), but frames
 /// stream through one at a time, so the palette is cut from the first frame by median cut and
 /// kept; later frames map onto it with an 8x8 Bayer dither, which is deterministic and does not
 /// crawl between frames. When alpha is kept, entry 255 is transparent and alpha below 128 maps

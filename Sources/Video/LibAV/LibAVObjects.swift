@@ -1,6 +1,6 @@
 import CLibAV
 
-// One final class per owned libav pointer, freed in deinit (STYLE 17). These objects are not
+// One final class per owned libav pointer, freed in deinit. These objects are not
 // Sendable: they live and die on the thread that encodes or decodes.
 
 /// A picture on its way to or from a codec.
@@ -67,6 +67,16 @@ final class CodecContext {
   }
 
   deinit {
+    // SVT-AV1 1.4 waits forever in svt_av1_enc_deinit when it was opened and never given a
+    // frame (a writer failing or cancelled before its first frame): the process would hang, deaf
+    // to SIGTERM. A blank frame and the end of the stream let it close; nothing is written.
+    if avcodec_is_open(pointer) != 0, pointer.pointee.frame_number == 0, String(cString: codec.pointee.name) == "libsvtav1",
+      let frame = try? Frame(width: Int(pointer.pointee.width), height: Int(pointer.pointee.height), format: pointer.pointee.pix_fmt, path: "")
+    {
+      frame.pointer.pointee.pts = 0
+      _ = avcodec_send_frame(pointer, frame.pointer)
+      _ = avcodec_send_frame(pointer, nil)
+    }
     var context: UnsafeMutablePointer<AVCodecContext>? = pointer
     avcodec_free_context(&context)
   }

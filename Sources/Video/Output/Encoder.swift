@@ -23,14 +23,15 @@ final class Encoder {
     self.filePath = filePath
     path = settings.path
     // GIF frames arrive as RGBA and become palette indices here (GIFPalette).
-    pixelFormat = settings.codec == .gif ? AV_PIX_FMT_PAL8 : layout.libavFormat
+    pixelFormat = settings.codec.spec.indexedColour ? AV_PIX_FMT_PAL8 : layout.libavFormat
     let path = settings.path
 
-    output = try OutputContext(muxer: Self.muxerName(settings), path: filePath)
-    guard let codec = avcodec_find_encoder_by_name(Self.encoderName(settings.codec)) else {
+    output = try OutputContext(muxer: settings.format.spec.muxer, path: filePath)
+    let encoderName = settings.codec.spec.encoder
+    guard let codec = avcodec_find_encoder_by_name(encoderName) else {
       throw VideoError.libav(
         function: "avcodec_find_encoder_by_name", code: clibav_error(ENOSYS),
-        message: "this FFmpeg has no \(Self.encoderName(settings.codec)) encoder", path: path)
+        message: "this FFmpeg has no \(encoderName) encoder", path: path)
     }
     context = try CodecContext(codec: codec, path: path)
     frame = try Frame(width: settings.width, height: settings.height, format: pixelFormat, path: path)
@@ -41,17 +42,17 @@ final class Encoder {
     c.pointee.height = Int32(settings.height)
     c.pointee.pix_fmt = pixelFormat
     c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-    // ENCODING L1: frame i has pts i in a 1/fps time base.
+    // Frame i has pts i in a 1/fps time base (docs/ENCODING.md, Seamless loops).
     c.pointee.time_base = AVRational(num: 1, den: Int32(settings.fps))
     c.pointee.framerate = AVRational(num: Int32(settings.fps), den: 1)
-    // ENCODING D1: automatic thread counts follow the machine, and so would the bytes.
+    // Automatic thread counts follow the machine, and so would the bytes (docs/ENCODING.md, Determinism).
     c.pointee.thread_count = Int32(settings.threads)
-    // ENCODING D3: no version strings or random ids in the bitstream.
+    // No version strings or random ids in the bitstream (docs/ENCODING.md, Determinism).
     c.pointee.flags |= Int32(AV_CODEC_FLAG_BITEXACT)
     if Int32(output.pointer.pointee.oformat.pointee.flags) & AVFMT_GLOBALHEADER != 0 {
-      c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)  // ENCODING M4: avc1, not avc3
+      c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)  // avc1, not avc3 (docs/ENCODING.md, MP4 and MOV)
     }
-    if layout.isYUV {  // ENCODING C1: tag what FrameConverter computes
+    if layout.isYUV {  // tag what FrameConverter computes (docs/ENCODING.md, Colour)
       c.pointee.color_primaries = AVCOL_PRI_BT709
       c.pointee.color_trc = AVCOL_TRC_BT709
       c.pointee.colorspace = AVCOL_SPC_BT709
@@ -60,7 +61,7 @@ final class Encoder {
     let options = Options()
     try Self.configureCodec(c, options, settings)
     try check(avcodec_open2(c, codec, &options.pointer), "avcodec_open2", path: path)
-    try options.requireAllUsed(by: "avcodec_open2 (\(Self.encoderName(settings.codec)))", path: path)
+    try options.requireAllUsed(by: "avcodec_open2 (\(encoderName))", path: path)
 
     guard let stream = avformat_new_stream(output.pointer, nil) else {
       throw VideoError.outOfMemory("avformat_new_stream", path: path)
@@ -68,84 +69,48 @@ final class Encoder {
     self.stream = stream
     try check(avcodec_parameters_from_context(stream.pointee.codecpar, c), "avcodec_parameters_from_context", path: path)
     stream.pointee.time_base = c.pointee.time_base  // a hint; the muxer may pick its own
-    // ENCODING L5: the muxing API leaves the rate unset; WebM needs it for DefaultDuration.
+    // The muxing API leaves the rate unset; WebM needs it for DefaultDuration (docs/ENCODING.md, Seamless loops).
     stream.pointee.avg_frame_rate = c.pointee.framerate
     stream.pointee.r_frame_rate = c.pointee.framerate
-    if settings.codec == .hevc {
-      // ENCODING M5: FFmpeg 5.1 tags HEVC 'hev1', which QuickTime and iOS refuse.
-      stream.pointee.codecpar.pointee.codec_tag = clibav_tag(0x68, 0x76, 0x63, 0x31)  // hvc1
+    if let tag = settings.codec.spec.codecTag {
+      // FFmpeg 5.1 tags HEVC 'hev1', which QuickTime and iOS refuse (docs/ENCODING.md, MP4 and MOV).
+      let c = Array(tag.utf8).map { CChar(bitPattern: $0) }
+      stream.pointee.codecpar.pointee.codec_tag = clibav_tag(c[0], c[1], c[2], c[3])
     }
 
-    // Opt-in sound; ENCODING L7 prefers video-only loops (ExoPlayer loops mismatched lengths badly).
+    // Opt-in sound: players loop mismatched audio and video lengths badly (docs/ENCODING.md, Seamless loops).
     if let track = settings.audio {
       audio = try AudioEncoder(track: track, settings: settings, output: output, path: path)
     } else {
       audio = nil
     }
 
-    output.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT  // ENCODING D3
+    output.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT  // docs/ENCODING.md, Determinism
     // Through the descriptor the temporary was created with, never by name (a symlink swapped in
     // at the name would be followed).
     try output.attach(descriptor: temporary.descriptor, path: path)
     let muxerOptions = Options()
-    Self.configureMuxer(muxerOptions, settings)
+    for option in settings.format.spec.options(fps: settings.fps) { muxerOptions.set(option.name, option.value) }
     try check(avformat_write_header(output.pointer, &muxerOptions.pointer), "avformat_write_header", path: path)
-    try muxerOptions.requireAllUsed(by: "avformat_write_header (\(Self.muxerName(settings)))", path: path)
+    try muxerOptions.requireAllUsed(by: "avformat_write_header (\(settings.format.spec.muxer))", path: path)
   }
 
-  static func muxerName(_ settings: OutputSettings) -> String {
-    switch settings.format {
-    case .mp4: "mp4"
-    case .webm: "webm"
-    case .mov: "mov"
-    case .png: "image2pipe"  // one packet, written as it is
-    case .gif: "gif"
-    case .apng: "apng"
-    case .webp: "webp"
-    case .y4m: "yuv4mpegpipe"
-    }
-  }
-
-  static func encoderName(_ codec: VideoCodec) -> String {
-    switch codec {
-    case .h264: "libx264"
-    case .hevc: "libx265"
-    case .vp9: "libvpx-vp9"
-    case .av1: "libsvtav1"
-    case .prores: "prores_ks"
-    case .png: "png"
-    case .gif: "gif"
-    case .apng: "apng"
-    case .webp: "libwebp_anim"
-    case .rawvideo: "rawvideo"
-    }
-  }
-
-  /// The GOP length: the whole loop, so the only key frame is frame 0 (ENCODING L6).
+  /// The GOP length: the whole loop, so the only key frame is frame 0 (docs/ENCODING.md, Seamless loops).
   /// Very long loops get the largest divisor of N not above 600, so seeking still works.
   static func gopSize(_ n: Int) -> Int {
     if n <= 600 { return n }
     return (1...600).reversed().first { n % $0 == 0 } ?? 600
   }
 
-  /// x264 zones that hide the key-frame pulse at a small loop's seam (ENCODING V4), or nil.
+  /// x264 zones that hide the key-frame pulse at a small loop's seam (docs/ENCODING.md, Seams), or nil.
   ///
-  /// Frame 0 is an I-frame coded afresh from its source, while the frame before the seam ends a
-  /// chain of P-frames that lag their sources (x264 skips changes below its quantizer and catches
-  /// up in bursts): in a slow loop the two errors are unrelated, and the seam steps by their
-  /// difference, two to three ordinary steps (crf 18, 10 fps: aurora-mesh 64x112 at scale 0.2,
-  /// seam ratio 2.12; the idle voice orb at 64x64, 3.28; Y4M of both 0.96-0.99). What does not
-  /// help: ipratio=1:pbratio=1 (same bytes: mb-tree sets the I-frame's quantizer), mbtree=0
-  /// (1.90, 3.5x the bytes), psy=0, no deadzones, qcomp=1, crf 10 (2.05), qpmax=12 (1.96), a
-  /// better ramp into the seam without a better frame 0 (1.72). What works is making both sides
-  /// of the seam close to their sources: frame 0 at 8 times the rate factor and the last 16
-  /// frames (a quarter of a short loop) ramping up to it, so the error shrinks a little each frame
-  /// instead of jumping once: 0.84 and 1.15 (color-orbs 1.25 -> 1.19) for 2.3x, 1.3x and 2x the
-  /// bytes (tens of kB). In a slow loop the I-frame is most of the file, so at 360x640 the same
-  /// zones triple it (283 kB -> 989 kB; milder ones 1.5-2.4x), where the seam passes without them
-  /// (aurora-mesh 1.34). So only frames up to 320x320 pixels get them; above that the pulse is
-  /// left as it is, and a two-pass fix that aims the last frames at frame 0's reconstruction is
-  /// still open.
+  /// Frame 0 is coded afresh from its source while the frame before the seam ends a chain of
+  /// predicted frames that lag theirs, so in a slow loop the seam steps by the difference of two
+  /// unrelated errors. Bringing both sides close to their sources hides it: frame 0 at 8 times the
+  /// rate factor and the last 16 frames (a quarter of a short loop) ramping up to it, so the error
+  /// shrinks a little each frame instead of jumping once. That costs 1.3 to 2.3 times the bytes of a
+  /// small file, but triples a large slow one (its I-frame is most of the file), whose seam passes
+  /// without the zones: only frames up to 320x320 pixels get them.
   static func seamZones(frameCount n: Int, pixels: Int) -> String? {
     guard n >= 8, pixels <= 320 * 320 else { return nil }
     let ramp = min(16, n / 4)
@@ -164,23 +129,26 @@ final class Encoder {
     let threads = settings.threads
     let gopSize = Self.gopSize(settings.frameCount)
     c.pointee.gop_size = Int32(gopSize)
+    if let quality = settings.codec.spec.quality {
+      options.set(quality.option, String(settings.crf ?? quality.defaultValue))
+    }
     switch settings.codec {
     case .h264:
       options.set("preset", settings.x264Preset)
-      options.set("crf", String(settings.crf ?? 18))
       options.set("profile", "high")
-      // ENCODING M1: B-frames stay on (about 30 % smaller); the mov muxer then writes one edit
-      // whose media time is the B-frame delay, so frame 0 still shows at t = 0. use_editlist is
-      // left at auto: dropping it with B-frames would start two frames late.
-      // ENCODING L6, D1, D2: no scene-cut key frames, pinned threads, bytes independent of the CPU.
+      // B-frames stay on (about 30 % smaller); the mov muxer then writes one edit whose media time
+      // is the B-frame delay, so frame 0 still shows at t = 0. use_editlist is left at auto: dropping
+      // it with B-frames would start two frames late (docs/ENCODING.md, MP4 and MOV).
+      // No scene-cut key frames, pinned threads, bytes independent of the CPU (docs/ENCODING.md,
+      // Seamless loops and Determinism).
       let lookahead = max(1, threads / 4)
       let zones = Self.seamZones(frameCount: settings.frameCount, pixels: settings.width * settings.height).map { ":zones=" + $0 } ?? ""
       options.set(
         "x264-params",
         "scenecut=0:keyint=\(gopSize):min-keyint=\(gopSize):threads=\(threads):lookahead-threads=\(lookahead):cpu-independent=1:aq-mode=3\(zones)")
     case .hevc:
-      options.set("crf", String(settings.crf ?? 20))
-      // ENCODING L6, K3, D1: closed GOP of the loop, no scene cuts, pinned pools and frame threads.
+      // A closed GOP of the loop, no scene cuts, pinned pools and frame threads (docs/ENCODING.md,
+      // Seamless loops and Determinism).
       // Caveat: at 64x64 (one CTU) libx265 3.5 reads memory it never wrote, so a second encode
       // in the same process can differ; from 128x128 up the bytes repeat (RoundTripTests).
       let frameThreads = max(1, min(threads, 4))
@@ -188,19 +156,17 @@ final class Encoder {
         "x265-params",
         "keyint=\(gopSize):min-keyint=\(gopSize):scenecut=0:open-gop=0:pools=\(threads):frame-threads=\(frameThreads):log-level=error")
     case .vp9:
-      options.set("crf", String(settings.crf ?? 30))
-      c.pointee.bit_rate = 0  // constant quality (ENCODING K4)
+      c.pointee.bit_rate = 0  // constant quality (docs/ENCODING.md, Codecs)
       options.set("row-mt", "1")
       let tiles = threads >= 4 ? 2 : threads >= 2 ? 1 : 0
       options.set("tile-columns", String(tiles))
       options.set("deadline", "good")
       options.set("cpu-used", "2")
       if settings.carriesAlpha {
-        // ENCODING A2: "Transparency encoding with auto_alt_ref does not work".
+        // "Transparency encoding with auto_alt_ref does not work" (docs/ENCODING.md, Alpha).
         options.set("auto-alt-ref", "0")
       }
     case .av1:
-      options.set("crf", String(settings.crf ?? 35))
       options.set("preset", "8")
       options.set("svtav1-params", "scd=0:lp=\(threads)")
     case .prores:
@@ -210,7 +176,6 @@ final class Encoder {
     case .png, .apng:
       c.pointee.gop_size = 0
     case .webp:
-      options.set("quality", String(settings.crf ?? 90))
       options.set("lossless", "0")
     case .gif:
       break
@@ -219,37 +184,17 @@ final class Encoder {
     }
   }
 
-  private static func configureMuxer(_ options: Options, _ settings: OutputSettings) {
-    switch settings.format {
-    case .mp4, .mov:
-      options.set("movflags", "+faststart")  // ENCODING M3: moov first for HTTP
-      // ENCODING M2: a timescale that is a multiple of fps keeps N/fps exact in every duration.
-      options.set("movie_timescale", String(settings.fps * 1000))
-      options.set("video_track_timescale", String(settings.fps * 1000))
-    case .webm:
-      options.set("cues_to_front", "1")  // ENCODING K4
-    case .gif:
-      options.set("loop", "0")  // ENCODING G3
-    case .apng:
-      options.set("plays", "0")  // ENCODING G3: the default plays once
-    case .webp:
-      options.set("loop", "0")  // ENCODING G3: the default plays once
-    case .png, .y4m:
-      break
-    }
-  }
-
   /// Encodes one converted frame as frame number `framesSent`.
   func encode(_ converted: ConvertedFrame) throws {
     let f = frame.pointer
     try check(av_frame_make_writable(f), "av_frame_make_writable", path: path)
-    if settings.codec == .gif {
+    if settings.codec.spec.indexedColour {
       try fillPaletteFrame(f, from: converted)
     } else {
       try copyPlanes(f, from: converted)
     }
     f.pointee.pts = Int64(framesSent)
-    if converted.layout.isYUV {  // ENCODING C1 on every frame too
+    if converted.layout.isYUV {  // the colour tags on every frame too (docs/ENCODING.md, Colour)
       f.pointee.color_primaries = AVCOL_PRI_BT709
       f.pointee.color_trc = AVCOL_TRC_BT709
       f.pointee.colorspace = AVCOL_SPC_BT709
@@ -316,7 +261,8 @@ final class Encoder {
       let code = avcodec_receive_packet(context.pointer, packet.pointer)
       if code == errorAgain || code == errorEOF { return }  // wants input, or done
       try check(code, "avcodec_receive_packet", path: path)
-      // ENCODING L3: libx264 and libvpx leave the duration at 0; the last frame would last 0 s.
+      // libx264 and libvpx leave the duration at 0; the last frame would last 0 s
+      // (docs/ENCODING.md, Seamless loops).
       packet.pointer.pointee.duration = 1  // one frame in the codec's 1/fps time base
       av_packet_rescale_ts(packet.pointer, context.pointer.pointee.time_base, stream.pointee.time_base)
       packet.pointer.pointee.stream_index = stream.pointee.index
@@ -325,13 +271,14 @@ final class Encoder {
     }
   }
 
-  /// Flushes the encoder (ENCODING L4), checks that every frame became a packet, writes the
+  /// Flushes the encoder (docs/ENCODING.md, Seamless loops), checks that every frame became a packet,
+  /// writes the
   /// trailer and closes the file.
   func finish(interrupt: () throws -> Void = {}) throws {
     try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL)", path: path)
     try drain(interrupt: interrupt)
     // libwebp_anim hands back the whole animation as one packet at the end.
-    let expected = settings.codec == .webp ? 1 : framesSent
+    let expected = settings.codec.spec.onePacket ? 1 : framesSent
     if packetsWritten != expected {
       throw VideoError.libav(
         function: "avcodec_receive_packet", code: clibav_error(EINVAL),

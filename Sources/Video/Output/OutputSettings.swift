@@ -1,29 +1,5 @@
 import Raster
 
-/// The kind of file written, picked from the output path's extension.
-public enum OutputFormat: String, CaseIterable, Sendable {
-  case mp4, webm, mov, png, gif, apng, webp, y4m
-
-  /// The format for `path`'s extension, case-insensitive; `-` means Y4M on stdout.
-  /// Nil when the extension is none of the formats.
-  public init?(path: String) {
-    if path == "-" { self = .y4m; return }
-    guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
-    self.init(rawValue: path[path.index(after: dot)...].lowercased())
-  }
-
-  /// Whether the format holds a sequence of frames (a PNG holds one still).
-  public var isAnimated: Bool { self != .png }
-}
-
-/// The codec inside the file.
-public enum VideoCodec: String, CaseIterable, Sendable {
-  case h264, hevc, vp9, av1, prores, png, gif, apng, webp, rawvideo
-
-  /// Whether the codec stores YUV 4:2:0 (both sizes must then be even).
-  var isYUV420: Bool { [.h264, .hevc, .vp9, .av1, .rawvideo].contains(self) }
-}
-
 /// A sound file to mux beside the video, cut to the video's length.
 public struct AudioTrack: Sendable, Equatable {
   public var path: String
@@ -38,7 +14,7 @@ public struct OutputSettings: Sendable {
   public var codec: VideoCodec
   public var width: Int
   public var height: Int
-  /// Frames per second, a whole number (ENCODING L2).
+  /// Frames per second, a whole number (docs/ENCODING.md, Seamless loops).
   public var fps: Int
   /// How many frames will be appended: the GOP is sized for it and `finish()` checks it.
   public var frameCount: Int
@@ -46,7 +22,7 @@ public struct OutputSettings: Sendable {
   public var crf: Int?
   /// 8, or 10 for HEVC Main10, VP9 Profile 2, AV1 and ProRes.
   public var bitDepth: Int
-  /// Encoder threads, pinned so the bytes do not depend on the machine (ENCODING D1).
+  /// Encoder threads, pinned so the bytes do not depend on the machine (docs/ENCODING.md, Determinism).
   public var threads: Int
   /// Keep transparency where the format carries it; otherwise frames are composited over `background`.
   public var keepAlpha: Bool
@@ -54,7 +30,7 @@ public struct OutputSettings: Sendable {
   public var background: Color
   /// libx264's speed preset.
   public var x264Preset: String
-  /// Sound to mux beside the video; nil for a silent, video-only file (ENCODING L7).
+  /// Sound to mux beside the video; nil for a silent, video-only file (docs/ENCODING.md, Seamless loops).
   public var audio: AudioTrack?
 
   /// libx264's speed presets, fastest first.
@@ -81,62 +57,26 @@ public struct OutputSettings: Sendable {
     (self.background, self.x264Preset, self.audio) = (background, x264Preset, audio)
   }
 
+  /// Whether a user can ask for the codec (it is not only the inside of a Y4M stream).
+  static func isPlayable(_ codec: VideoCodec) -> Bool { codec != .rawvideo }
+
   /// The codec a format gets unless one is asked for.
-  public static func defaultCodec(for format: OutputFormat) -> VideoCodec {
-    switch format {
-    case .mp4: .h264
-    case .webm: .vp9
-    case .mov: .prores
-    case .png: .png
-    case .gif: .gif
-    case .apng: .apng
-    case .webp: .webp
-    case .y4m: .rawvideo
-    }
-  }
+  public static func defaultCodec(for format: OutputFormat) -> VideoCodec { format.spec.defaultCodec }
 
   /// Whether the written file will carry transparency.
-  public var carriesAlpha: Bool {
-    guard keepAlpha else { return false }
-    switch codec {
-    case .vp9: return bitDepth == 8
-    case .prores, .png, .apng, .webp, .gif: return true
-    default: return false
-    }
-  }
+  public var carriesAlpha: Bool { keepAlpha && codec.spec.layouts.layout(bitDepth: bitDepth, alpha: true) != nil }
 
-  /// The codecs each format can hold.
-  static func codecs(for format: OutputFormat) -> [VideoCodec] {
-    switch format {
-    case .mp4: [.h264, .hevc, .av1]
-    case .webm: [.vp9, .av1]
-    case .mov: [.prores, .h264, .hevc]
-    case .png: [.png]
-    case .gif: [.gif]
-    case .apng: [.apng]
-    case .webp: [.webp]
-    case .y4m: [.rawvideo]
-    }
-  }
-
-  /// The largest width and height the codec (as Loopsmith configures it) accepts.
-  static func maximumSize(for codec: VideoCodec) -> Int {
-    switch codec {
-    case .h264: 4096  // level 5.2 holds 4096x2304; x264 picks the level from the size
-    case .hevc: 8192
-    case .vp9: 16384
-    case .av1: 8192  // SVT-AV1 1.4 refuses larger (max_width/height 16384 on newer versions)
-    case .prores: 8192
-    case .gif, .apng, .png: 32767
-    case .webp: 16383  // WebP's 14-bit size fields
-    case .rawvideo: 32767
-    }
+  /// The samples the encoder takes for these settings.
+  var layout: PixelLayout {
+    let layouts = codec.spec.layouts
+    return layouts.layout(bitDepth: bitDepth, alpha: carriesAlpha) ?? layouts.eight
   }
 
   /// Checks what the codec and container can hold; throws `invalidSettings` naming the setting.
   public func validate() throws {
     func fail(_ message: String) throws -> Never { throw VideoError.invalidSettings(message) }
-    let allowed = Self.codecs(for: format)
+    let spec = codec.spec
+    let allowed = format.spec.codecs
     if !allowed.contains(codec) {
       try fail(
         "codec '\(codec.rawValue)' cannot go into a .\(format.rawValue) file; expected "
@@ -145,14 +85,11 @@ public struct OutputSettings: Sendable {
     if width < 1 || height < 1 {
       try fail("size \(width)x\(height): width and height must be positive")
     }
-    let maximum = Self.maximumSize(for: codec)
-    if width > maximum || height > maximum {
-      try fail("size \(width)x\(height) is too large for \(codec.rawValue); expected at most \(maximum) on each side")
+    if width > spec.maximumSide || height > spec.maximumSide {
+      try fail("size \(width)x\(height) is too large for \(codec.rawValue); expected at most \(spec.maximumSide) on each side")
     }
-    if codec.isYUV420 && (width % 2 != 0 || height % 2 != 0) {
-      try fail(
-        "size \(width)x\(height): \(codec.rawValue) stores 4:2:0 color and needs an even width and height; "
-          + "try \(width + width % 2)x\(height + height % 2)")
+    if let problem = codec.sizeProblem(width: width, height: height) {
+      try fail("size \(width)x\(height): \(problem)")
     }
     if fps < 1 || fps > 240 {
       try fail("fps \(fps): expected a whole number from 1 to 240")
@@ -160,54 +97,54 @@ public struct OutputSettings: Sendable {
     if frameCount < 1 {
       try fail("frame count \(frameCount): expected at least 1 frame")
     }
-    if format == .png && frameCount != 1 {
-      try fail("a .png holds one still; frame count \(frameCount) expected 1 (use .apng for an animation)")
-    }
-    if codec == .gif && 100 % fps != 0 {
+    if !format.isAnimated && frameCount != 1 {
+      let animated = OutputFormat.allCases.filter { $0.isAnimated && $0.spec.codecs.contains { $0.spec.layouts == spec.layouts } }
       try fail(
-        "fps \(fps): GIF frame delays are whole hundredths of a second, so fps must divide 100; "
-          + "expected 50, 25, 20 or 10")
+        "a .\(format.rawValue) holds one still; frame count \(frameCount) expected 1"
+          + (animated.isEmpty ? "" : " (use ." + animated.map(\.rawValue).joined(separator: " or .") + " for an animation)"))
+    }
+    if let divides = spec.fpsDivides, divides % fps != 0 {
+      let rates = [50, 25, 20, 10].filter { divides % $0 == 0 }.map(String.init)
+      try fail(
+        "fps \(fps): \(codec.rawValue.uppercased()) frame delays are whole hundredths of a second, so fps must divide \(divides); "
+          + "expected " + rates.dropLast().joined(separator: ", ") + " or " + rates.last!)
     }
     if threads < 1 || threads > 64 {
       try fail("threads \(threads): expected 1 to 64")
     }
-    switch bitDepth {
-    case 8: break
-    case 10:
-      let tenBit: [VideoCodec] = [.hevc, .vp9, .av1, .prores, .rawvideo]
-      if !tenBit.contains(codec) {
-        try fail(
-          "bit depth 10 is not available for \(codec.rawValue)"
-            + (codec == .h264 ? " (High 10 plays almost nowhere); use hevc or vp9 for 10-bit, or bit depth 8" : "; expected 8"))
-      }
-    default:
+    if bitDepth != 8 && bitDepth != 10 {
       try fail("bit depth \(bitDepth): expected 8 or 10")
     }
-    if keepAlpha {
-      switch codec {
-      case .vp9 where bitDepth != 8:
-        try fail("transparency in VP9 needs bit depth 8 (browsers decode alpha only in Profile 0)")
-      case .vp9, .prores, .png, .apng, .webp, .gif: break
-      default:
-        try fail(
-          "transparency cannot be kept in \(codec.rawValue) (\(format.rawValue)); "
-            + "expected .webm (vp9), .mov (prores), .png, .apng, .webp or .gif, or an opaque --background")
+    if !spec.bitDepths.contains(bitDepth) {
+      let tenBit = VideoCodec.allCases.filter { $0.spec.bitDepths.contains(10) && Self.isPlayable($0) }.map(\.rawValue)
+      try fail(
+        "bit depth \(bitDepth) is not available for \(codec.rawValue)"
+          + (codec == .h264 ? " (High 10 plays almost nowhere)" : "")
+          + "; use " + tenBit.joined(separator: " or ") + " for 10-bit, or bit depth 8")
+    }
+    if keepAlpha && !carriesAlpha {
+      if spec.carriesAlpha {
+        // VP9: browsers decode alpha only in Profile 0.
+        let depths = [8, 10].filter { spec.layouts.layout(bitDepth: $0, alpha: true) != nil }.map(String.init)
+        try fail("transparency in \(codec.rawValue) needs bit depth " + depths.joined(separator: " or "))
       }
+      let keeping = OutputFormat.allCases.compactMap { f -> String? in
+        let codecs = f.spec.codecs.filter(\.spec.carriesAlpha)
+        if codecs.isEmpty { return nil }
+        return f.spec.codecs.count > 1 ? ".\(f.rawValue) (" + codecs.map(\.rawValue).joined(separator: ", ") + ")" : ".\(f.rawValue)"
+      }
+      try fail(
+        "transparency cannot be kept in \(codec.rawValue) (\(format.rawValue)); expected "
+          + keeping.joined(separator: ", ") + ", or an opaque --background")
     }
     if let crf {
-      switch codec {
-      case .h264 where crf == 0:
-        // x264 makes crf 0 lossless, which its High profile cannot carry: avcodec_open2 failed.
-        try fail("crf 0: lossless H.264 needs a profile few players decode; expected 1...51 for h264")
-      case .h264, .hevc:
-        if !(0...51).contains(crf) { try fail("crf \(crf): expected 0...51 for \(codec.rawValue)") }
-      case .vp9, .av1:
-        if !(0...63).contains(crf) { try fail("crf \(crf): expected 0...63 for \(codec.rawValue)") }
-      case .webp:
-        if !(0...100).contains(crf) {
-        try fail("crf \(crf): for webp it is the quality, expected 0...100") }
-      case .prores, .png, .gif, .apng, .rawvideo:
+      guard let quality = spec.quality else {
         try fail("crf \(crf): \(codec.rawValue) has no constant-quality setting; leave crf unset")
+      }
+      if !quality.range.contains(crf) {
+        try fail(
+          "crf \(crf): expected \(quality.range.lowerBound)...\(quality.range.upperBound) for \(codec.rawValue)"
+            + (quality.higherIsBetter ? " (its quality: higher is better)" : ""))
       }
     }
     if codec == .h264 && !Self.x264Presets.contains(x264Preset) {
@@ -215,8 +152,11 @@ public struct OutputSettings: Sendable {
     }
     if path.isEmpty { try fail("output path is empty") }
     if path == "-" && format != .y4m { try fail("'-' (stdout) carries only Y4M") }
-    if audio != nil && ![.mp4, .webm, .mov].contains(format) {
-      try fail("audio can go only into .mp4, .webm or .mov, not .\(format.rawValue)")
+    if audio != nil && format.spec.audioEncoder == nil {
+      let carrying = OutputFormat.allCases.filter { $0.spec.audioEncoder != nil }.map { "." + $0.rawValue }
+      try fail(
+        "audio can go only into " + carrying.dropLast().joined(separator: ", ") + " or " + carrying.last!
+          + ", not .\(format.rawValue)")
     }
   }
 }

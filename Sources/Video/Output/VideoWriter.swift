@@ -34,12 +34,26 @@ public final class VideoWriter {
 
   private enum State { case open, flushed, finished, failed }
 
-  public init(_ settings: OutputSettings) throws {
+  /// A writer for `settings`, converting with `converter` when one made for the same settings is
+  /// given (a render shares its converter with its render threads instead of building a second).
+  public init(_ settings: OutputSettings, converter: FrameConverter? = nil) throws {
     try settings.validate()
     silenceLibAVLog()
     self.settings = settings
-    converter = FrameConverter(settings)
     let layout = FrameConverter.layout(for: settings)
+    if let converter {
+      guard
+        converter.width == settings.width, converter.height == settings.height, converter.layout == layout,
+        converter.keepsAlpha == (settings.carriesAlpha && layout.hasAlpha),
+        converter.background == settings.background.premultiplied
+      else {
+        throw VideoError.invalidSettings(
+          "a \(converter.width)x\(converter.height) converter given to a \(settings.width)x\(settings.height) \(settings.codec.rawValue) writer")
+      }
+      self.converter = converter
+    } else {
+      self.converter = FrameConverter(settings)
+    }
     if settings.path == "-" {
       y4m = try Y4MWriter(settings: settings, descriptor: STDOUT_FILENO)
       return

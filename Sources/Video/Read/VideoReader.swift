@@ -5,7 +5,7 @@ import Raster
 /// Decodes a file's first video stream back into premultiplied float images, for checks and tests.
 ///
 /// YUV is converted with the matrix the frame is tagged with (BT.709 unless it says BT.601) and
-/// its range; VP9 is decoded with libvpx so WebM alpha survives (ENCODING A2: FFmpeg's own vp9
+/// its range; VP9 is decoded with libvpx so WebM alpha survives (docs/ENCODING.md, Alpha: FFmpeg's own vp9
 /// decoder drops it). Use from one thread.
 public final class VideoReader {
   public let path: String
