@@ -21,7 +21,8 @@ enum Confinement {
     guard !value.split(separator: "/").contains("..") else { throw refuse("a path with '..'") }
     let base = folder.isEmpty ? "." : folder
     let joined = (folder as NSString).appendingPathComponent(value)
-    guard isInside(joined, folder: base) else { throw refuse("a path that leaves the folder through a symbolic link") }
+    // Checked from `base`, so a preset in the current folder ("p.json") resolves "a.csv" as "./a.csv".
+    guard isInside((base as NSString).appendingPathComponent(value), folder: base) else { throw refuse("a path that leaves the folder through a symbolic link") }
     return joined
   }
 

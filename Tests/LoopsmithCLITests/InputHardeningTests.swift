@@ -131,7 +131,7 @@ import _TestSupport
     try Data("0,0.5\n".utf8).write(to: URL(fileURLWithPath: dir.path("a.csv")))
     try Data(#"{"effect": "voice-orb", "levels": "a.csv\u0000.json"}"#.utf8).write(to: URL(fileURLWithPath: dir.path("nul.json")))
     let r = try Self.run(["render", "nul.json", "-o", "out.mp4"] + Self.small, in: dir.url)
-    Self.expectOneLine(r, "the levels file name holds a NUL character", "render nul.json")
+    Self.expectOneLine(r, "nul.json: 'levels': a path with a NUL character", "render nul.json")
   }
 
   // MARK: - One memory budget
