@@ -7,7 +7,8 @@
 // BENCH_ENCODE_FRAMES (default 60): x264 medium holds 40 frames of lookahead before it encodes
 // any, so a shorter clip would not overlap rendering with encoding at all. Beside wall-clock
 // frames a second it records CPU milliseconds a frame, which other processes on the machine
-// barely move. BENCH_ONLY=name,name limits it to some cases; BENCH_MEMORY=0 skips the memory renders.
+// barely move. BENCH_ONLY=name,name limits it to some cases; BENCH_MEMORY=0 skips the memory renders,
+// BENCH_MEMORY=name,name measures those cases' memory (default color-orbs and weather thunderstorm).
 // Beside each scene it runs Skia's CPU rasterizer on the same scene, size and core count (bench/skia_bench.py,
 // with the Python that BENCH_SKIA_PYTHON names; `make bench` sets one up), and it measures the
 // machine's memory bandwidth with a copy loop, so each scene shows how far it is from the memory
@@ -87,6 +88,9 @@ let encodeRuns = max(1, Int(env["BENCH_ENCODE_RUNS"] ?? "") ?? 1)
 let encodeFrames = max(4, Int(env["BENCH_ENCODE_FRAMES"] ?? "") ?? 60)
 let only = env["BENCH_ONLY"].map { $0.split(separator: ",").map(String.init) }
 let measureMemory = env["BENCH_MEMORY"] != "0"
+/// The cases whose peak memory is measured: BENCH_MEMORY=name,name, or these two.
+let memoryCases = env["BENCH_MEMORY"].flatMap { $0.isEmpty || $0 == "1" ? nil : $0.split(separator: ",").map(String.init) }
+  ?? ["color-orbs", "weather thunderstorm"]
 let skiaPython = env["BENCH_SKIA_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
 let skiaSeconds = max(1, Double(env["BENCH_SKIA_SECONDS"] ?? "") ?? 4)
 let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -362,7 +366,7 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
 // way (50 frames, weather 60, against 300).
 var memory: [[String: Any]] = []
 if measureMemory {
-  for c in allCases where ["color-orbs", "weather thunderstorm"].contains(c.name) && (only.map { $0.contains(c.name) || $0.contains(c.effect) } ?? true) {
+  for c in allCases where memoryCases.contains(c.name) && (only.map { $0.contains(c.name) || $0.contains(c.effect) } ?? true) {
     var entry: [String: Any] = ["name": c.name]
     for seconds in [10, 60] {
       for null in [true, false] {
