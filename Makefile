@@ -94,7 +94,7 @@ install: build
 
 ## bench: build release and time every effect (render only beside Skia on the same scene, render+encode,
 ## encode only, memory, the memory roofline); prints a table and the targets met or MISSED, and writes
-## bench/results.json. BENCH_RUNS, BENCH_FRAMES, BENCH_ONLY, BENCH_MEMORY=0 or =case,case, BENCH_SKIA_SECONDS;
+## bench/results.json. BENCH_RUNS, BENCH_FRAMES, BENCH_ONLY, BENCH_MEMORY=0 or =case,case, BENCH_ENCODE=0, BENCH_SKIA_SECONDS;
 ## BENCH_SKIA=0 skips Skia. Then check-cpu (when the build is not the portable one).
 BENCH_VENV := bench/.venv
 bench: deps $(if $(filter 0,$(BENCH_SKIA)),,bench-setup)

@@ -8,7 +8,8 @@
 // any, so a shorter clip would not overlap rendering with encoding at all. Beside wall-clock
 // frames a second it records CPU milliseconds a frame, which other processes on the machine
 // barely move. BENCH_ONLY=name,name limits it to some cases; BENCH_MEMORY=0 skips the memory renders,
-// BENCH_MEMORY=name,name measures those cases' memory (default color-orbs and weather thunderstorm).
+// BENCH_MEMORY=name,name measures those cases' memory (default color-orbs and weather thunderstorm);
+// BENCH_ENCODE=0 skips the encoding figures.
 // Beside each scene it runs Skia's CPU rasterizer on the same scene, size and core count (bench/skia_bench.py,
 // with the Python that BENCH_SKIA_PYTHON names; `make bench` sets one up), and it measures the
 // machine's memory bandwidth with a copy loop, so each scene shows how far it is from the memory
@@ -88,6 +89,8 @@ let encodeRuns = max(1, Int(env["BENCH_ENCODE_RUNS"] ?? "") ?? 1)
 let encodeFrames = max(4, Int(env["BENCH_ENCODE_FRAMES"] ?? "") ?? 60)
 let only = env["BENCH_ONLY"].map { $0.split(separator: ",").map(String.init) }
 let measureMemory = env["BENCH_MEMORY"] != "0"
+/// BENCH_ENCODE=0 skips render+encode and encode-only: the render-only and Skia figures alone.
+let measureEncoding = env["BENCH_ENCODE"] != "0"
 /// The cases whose peak memory is measured: BENCH_MEMORY=name,name, or these two.
 let memoryCases = env["BENCH_MEMORY"].flatMap { $0.isEmpty || $0 == "1" ? nil : $0.split(separator: ",").map(String.init) }
   ?? ["color-orbs", "weather thunderstorm"]
@@ -329,7 +332,7 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
     (row.drawMS, row.convertMS) = (median(draws), median(converts))
   }
 
-  for (path, isMP4) in [(mp4Path, true), (webmPath, false)] {
+  for (path, isMP4) in measureEncoding ? [(mp4Path, true), (webmPath, false)] : [] {
     let j = try job(c, frames: encodeFrames, output: path, threads: cores)
     let together = try rate(frames: j.frameCount, runs: encodeRuns) { _ = try RenderPipeline.run(j) }
     // Encode only: the same frames, rendered and converted beforehand, through the same writer.
@@ -498,7 +501,7 @@ for r in rows {
         format: "CPU a frame rises from %.1f ms on one thread to %.1f on %d; the threads share the %.1f GB/s of memory (%.1f on one), each frame moving %.0f MB or more",
         r.render1CPU, r.renderAllCPU, cores, bandwidthAll, bandwidth1, r.frameBytes / 1e6)))
   }
-  if r.size == "1080x1920" {
+  if r.size == "1080x1920" && measureEncoding {
     for (codec, ratio, cpu, encodeCPU) in [("MP4 (H.264 medium)", r.mp4Ratio, r.mp4CPU, r.mp4EncodeCPU), ("WebM (VP9)", r.webmRatio, r.webmCPU, r.webmEncodeCPU)] {
       verdicts.append(Verdict(
         target: "\(codec) render+encode / encode-only", name: r.name, value: ratio, limit: 1.05, atMost: true,
@@ -527,6 +530,8 @@ for v in verdicts {
   verdictText += "\n  \(v.met ? "met   " : "MISSED") \(v.target) \(v.name): \(value) \(comparison) \(v.limit)"
   if !v.met { verdictText += " -- \(v.evidence)" }
 }
+if !measureEncoding { verdictText += "\n  (render+encode against encode-only not measured: BENCH_ENCODE=0)" }
+if !measureMemory { verdictText += "\n  (peak memory not measured: BENCH_MEMORY=0)" }
 let missed = verdicts.filter { !$0.met }.count
 verdictText += "\n  \(verdicts.count - missed) of \(verdicts.count) met\n"
 
