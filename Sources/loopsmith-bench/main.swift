@@ -423,9 +423,11 @@ let elapsed = now() - started
 
 // MARK: - Table and JSON
 
-func f0(_ x: Double) -> String { String(format: "%.0f", x) }
-func f1(_ x: Double) -> String { String(format: "%.1f", x) }
-func f2(_ x: Double) -> String { String(format: "%.2f", x) }
+// A figure that was not measured (a ratio of zeros) prints as "-" and goes to the JSON as null.
+func f0(_ x: Double) -> String { x.isFinite ? String(format: "%.0f", x) : "-" }
+func f1(_ x: Double) -> String { x.isFinite ? String(format: "%.1f", x) : "-" }
+func f2(_ x: Double) -> String { x.isFinite ? String(format: "%.2f", x) : "-" }
+func number(_ x: Double) -> Any { x.isFinite ? x : NSNull() }
 func mb(_ x: Double?) -> String { x.map { String(Int($0.rounded())) } ?? "-" }
 func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
 let header = [
@@ -542,17 +544,18 @@ fflush(stdout)  // before the log line below, which goes to unbuffered stderr
 
 let json: [String: Any] = [
   "cores": cores, "renderRuns": renderRuns, "renderFrames": clipFrames, "encodeRuns": encodeRuns, "encodeFrames": encodeFrames,
+  "encodingMeasured": measureEncoding, "memoryMeasured": measureMemory,
   "memoryBandwidthGBs1Thread": bandwidth1, "memoryBandwidthGBsAllCores": bandwidthAll,
   "loadStart": startLoad, "loadEnd": endLoad, "seconds": Int(elapsed),
   "date": ISO8601DateFormatter().string(from: Date()),
   "cases": rows.map { r -> [String: Any] in
     [
       "name": r.name, "size": r.size, "fps": r.fps,
-      "renderOnly1Thread": r.render1, "renderOnlyAllCores": r.renderAll, "threadScaling": r.scaling,
+      "renderOnly1Thread": r.render1, "renderOnlyAllCores": r.renderAll, "threadScaling": number(r.scaling),
       "renderOnly1ThreadCPUms": r.render1CPU, "renderOnlyAllCoresCPUms": r.renderAllCPU,
       "renderOnlyAllCoresScale1": r.renderScale1, "drawMS1Thread": r.drawMS, "convertMS1Thread": r.convertMS,
-      "mp4RenderEncode": r.mp4, "mp4EncodeOnly": r.mp4Encode, "mp4Ratio": r.mp4Ratio, "mp4CPURatio": r.mp4CPURatio,
-      "webmRenderEncode": r.webm, "webmEncodeOnly": r.webmEncode, "webmRatio": r.webmRatio, "webmCPURatio": r.webmCPURatio,
+      "mp4RenderEncode": r.mp4, "mp4EncodeOnly": r.mp4Encode, "mp4Ratio": number(r.mp4Ratio), "mp4CPURatio": number(r.mp4CPURatio),
+      "webmRenderEncode": r.webm, "webmEncodeOnly": r.webmEncode, "webmRatio": number(r.webmRatio), "webmCPURatio": number(r.webmCPURatio),
       "peakMB10sNull": r.null10 ?? NSNull(), "peakMB60sNull": r.null60 ?? NSNull(),
       "peakMB10sMP4": r.memory10 ?? NSNull(), "peakMB60sMP4": r.memory60 ?? NSNull(),
       "peakMB10sEncoderAlone": r.encoder10 ?? NSNull(), "peakMB60sEncoderAlone": r.encoder60 ?? NSNull(),
@@ -562,7 +565,7 @@ let json: [String: Any] = [
   },
   "memory": memory,
   "targets": verdicts.map { v -> [String: Any] in
-    ["target": v.target, "name": v.name, "value": v.value, "limit": v.limit, "atMost": v.atMost, "met": v.met, "evidence": v.evidence]
+    ["target": v.target, "name": v.name, "value": number(v.value), "limit": v.limit, "atMost": v.atMost, "met": v.met, "evidence": v.evidence]
   },
 ]
 try FileManager.default.createDirectory(atPath: "bench", withIntermediateDirectories: true)
