@@ -103,12 +103,20 @@ bench: deps $(if $(filter 0,$(BENCH_SKIA)),,bench-setup)
 	BENCH_SKIA_PYTHON=$(if $(filter 0,$(BENCH_SKIA)),,$(CURDIR)/$(BENCH_VENV)/bin/python) $(BUILD_DIR)/loopsmith-bench
 	@if [ "$(CPU)" != x86-64 ]; then $(MAKE) --no-print-directory check-cpu; fi
 
-## bench-setup: skia-python (Skia's CPU rasterizer, the bench's anchor) and numpy in bench/.venv
+## bench-setup: skia-python (Skia's CPU rasterizer, the bench's anchor) and numpy in bench/.venv,
+## with the Debian packages they need (python3-venv; libEGL and libGL, which skia-python links)
+BENCH_DEBS := python3-venv python3-pip libegl1 libgl1
 bench-setup:
 	@if $(BENCH_VENV)/bin/python -c 'import skia, numpy' 2>/dev/null; then \
 	  echo "bench-setup: skia-python found in $(BENCH_VENV)"; \
 	else \
-	  python3 -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q skia-python==144.1 numpy; \
+	  if ! python3 -c 'import venv, ensurepip' 2>/dev/null || ! ldconfig -p | grep -q 'libEGL.so.1' || ! ldconfig -p | grep -q 'libGL.so.1'; then \
+	    echo "bench-setup: installing $(BENCH_DEBS)"; \
+	    $(SUDO) apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(BENCH_DEBS) || exit 1; \
+	  fi; \
+	  rm -rf $(BENCH_VENV) && python3 -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q skia-python==144.1 numpy && \
+	  $(BENCH_VENV)/bin/python -c 'import skia, numpy' && echo "bench-setup: skia-python installed in $(BENCH_VENV)"; \
 	fi
 
 ## check-cpu: the x86-64-v3 and the portable release builds render the same bytes. A bench check,
