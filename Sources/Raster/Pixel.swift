@@ -5,7 +5,16 @@ import Foundation
 public typealias Pixel = SIMD4<Float>
 
 /// One channel of eight neighbouring pixels, for the hot loops that work a span at a time.
+///
+/// The vector width of the hot loops is chosen here and nowhere else: eight floats, one AVX2
+/// register (the x86-64-v3 build; docs/PERFORMANCE.md). `LaneBits` and `LaneBytes` are its
+/// integer companions of the same width. The span kernels (the radial gradient's table
+/// positions, the YUV conversion's eight-pixel transposes) are written for eight lanes.
 public typealias Lanes = SIMD8<Float>
+/// `Lanes`' bit patterns, one 32-bit word a lane.
+public typealias LaneBits = SIMD8<UInt32>
+/// One byte a lane of `Lanes`: eight 8-bit samples.
+public typealias LaneBytes = SIMD8<UInt8>
 
 /// A color as SwiftUI resolves it: straight (not premultiplied) gamma-encoded sRGB and an alpha.
 ///

@@ -115,7 +115,7 @@ struct ShadingProgram {
           whole.replace(with: whole - one, where: whole .> pos)
           whole.replace(with: last, where: whole .> last)
           let fraction = pos - whole
-          let index = unsafeBitCast(whole + magic, to: SIMD8<UInt32>.self) & 0x7F_FFFF
+          let index = unsafeBitCast(whole + magic, to: LaneBits.self) & 0x7F_FFFF
           for lane in 0..<8 {
             let k = Int(index[lane])
             let a = base[k], b = base[k + 1]

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+  import Glibc
+  private let (systemRead, systemWrite) = (Glibc.read, Glibc.write)
+#else
+  import Darwin
+  private let (systemRead, systemWrite) = (Darwin.read, Darwin.write)
+#endif
+
 /// How a converted frame's samples are laid out; each maps to one libav pixel format.
 enum PixelLayout: Sendable, Equatable {
   case yuv420p  // 8-bit Y, Cb, Cr planes; chroma at half width and height
@@ -71,4 +79,29 @@ public final class ConvertedFrame: @unchecked Sendable {
 
   /// How many planes the frame has (Y, Cb, Cr and maybe A; or one packed RGB plane).
   public var planeCount: Int { planes.count }
+
+  /// Writes every plane's bytes, one after another, to the file descriptor `fd`: with
+  /// `read(from:)`, how a benchmark feeds an encoder the same frames from a file, without the
+  /// renderer in its process. False when a write fails.
+  public func write(to fd: Int32) -> Bool {
+    planes.allSatisfy { plane in transfer(plane) { systemWrite(fd, $0, $1) } }
+  }
+
+  /// Reads every plane's bytes, as `write(to:)` wrote them, from `fd`. False at the end of the
+  /// file or when a read fails.
+  public func read(from fd: Int32) -> Bool {
+    planes.allSatisfy { plane in transfer(plane) { systemRead(fd, $0, $1) } }
+  }
+
+  /// Moves a plane's bytes through `io` (a read or a write) until done; false on an error or an end.
+  private func transfer(_ plane: Plane, _ io: (UnsafeMutableRawPointer, Int) -> Int) -> Bool {
+    var done = 0
+    let count = plane.bytesPerRow * plane.rows
+    while done < count {
+      let n = io(plane.pointer + done, count - done)
+      if n <= 0 { return false }
+      done += n
+    }
+    return true
+  }
 }

@@ -261,8 +261,8 @@ public final class FrameConverter: Sendable {
       let n1 = UnsafeRawPointer(dither.1 + (x0 & 63)).loadUnaligned(as: Lanes.self)
       let y0 = lumaCodes8(r0, g0, b0, noise: n0, weights: (kr, kg, kb), maximum: hi8)
       let y1 = lumaCodes8(r1, g1, b1, noise: n1, weights: (kr, kg, kb), maximum: hi8)
-      UnsafeMutableRawPointer(luma.0 + x0).storeBytes(of: y0, as: SIMD8<UInt8>.self)
-      UnsafeMutableRawPointer(luma.1 + x0).storeBytes(of: y1, as: SIMD8<UInt8>.self)
+      UnsafeMutableRawPointer(luma.0 + x0).storeBytes(of: y0, as: LaneBytes.self)
+      UnsafeMutableRawPointer(luma.1 + x0).storeBytes(of: y1, as: LaneBytes.self)
       // The block loop's (c0 + c1 + c2 + c3) * 0.25: top left, top right, bottom left, bottom right.
       let mr = (((r0.evenHalf + r0.oddHalf) + r1.evenHalf) + r1.oddHalf) * quarter
       let mg = (((g0.evenHalf + g0.oddHalf) + g1.evenHalf) + g1.oddHalf) * quarter
@@ -413,9 +413,9 @@ let ditherTable: [Float] = (0..<4096).map { index in
 
 /// `sampleCodes` for eight lanes, as bytes: after adding 2^23 the code is the low byte of the
 /// float's bit pattern, so no conversion with its range check is needed.
-@inline(__always) func byteCodes8(_ v: Lanes, maximum: Lanes) -> SIMD8<UInt8> {
+@inline(__always) func byteCodes8(_ v: Lanes, maximum: Lanes) -> LaneBytes {
   let shifted = clamp8(v, .zero, maximum) + Lanes(repeating: 8_388_608)
-  return SIMD8<UInt8>(truncatingIfNeeded: unsafeBitCast(shifted, to: SIMD8<UInt32>.self))
+  return LaneBytes(truncatingIfNeeded: unsafeBitCast(shifted, to: LaneBits.self))
 }
 
 /// `byteCodes8` for four lanes.
@@ -450,7 +450,7 @@ let ditherTable: [Float] = (0..<4096).map { index in
 /// Eight 8-bit luma codes of straight colours, dithered by `noise`.
 @_transparent func lumaCodes8(
   _ r: Lanes, _ g: Lanes, _ b: Lanes, noise: Lanes, weights: (Lanes, Lanes, Lanes), maximum: Lanes
-) -> SIMD8<UInt8> {
+) -> LaneBytes {
   var l = r * weights.0
   l += g * weights.1
   l += b * weights.2
