@@ -38,6 +38,8 @@ public struct RenderRequest: Sendable {
   /// A transition clip from one weather or voice state to another (`rain:snow`), which starts on
   /// frame 0 of the first one's loop and ends just before frame 0 of the second one's.
   public var transition: String?
+  /// `A:B`: render only frames A..<B of the loop into a segment (`render --frames`).
+  public var frames: String?
 
   public init() {}
 

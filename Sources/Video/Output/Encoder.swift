@@ -83,6 +83,9 @@ final class Encoder {
     }
 
     output.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT  // ENCODING D3
+    if let segment = settings.segment {
+      av_dict_set(&output.pointer.pointee.metadata, FrameSegment.metadataKey, segment.tag, 0)
+    }
     try check(avio_open(&output.pointer.pointee.pb, "file:" + filePath, AVIO_FLAG_WRITE), "avio_open", path: path)
     let muxerOptions = Options()
     Self.configureMuxer(muxerOptions, settings)
@@ -159,7 +162,8 @@ final class Encoder {
     _ c: UnsafeMutablePointer<AVCodecContext>, _ options: Options, _ settings: OutputSettings
   ) throws {
     let threads = settings.threads
-    let gopSize = Self.gopSize(settings.frameCount)
+    // A segment keeps the whole loop's interval, so every segment's parameter sets are the same.
+    let gopSize = Self.gopSize(settings.segment?.total ?? settings.frameCount)
     c.pointee.gop_size = Int32(gopSize)
     switch settings.codec {
     case .h264:
