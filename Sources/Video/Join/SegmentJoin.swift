@@ -39,6 +39,9 @@ public enum SegmentJoin {
     guard first.first == 0 else {
       throw VideoError.invalidSettings("\(firstPath): holds \(first); expected the first segment to start at frame 0")
     }
+    for (previous, next) in zip(segments, segments.dropFirst()) where next.segment.first < previous.segment.first {
+      throw VideoError.invalidSettings("\(next.path): holds \(next.segment), given after \(previous.path)'s \(previous.segment): out of order; expected segments in frame order")
+    }
     for (previous, next) in zip(segments, segments.dropFirst()) {
       guard next.segment.total == first.total else {
         throw VideoError.invalidSettings("\(next.path): holds \(next.segment), but \(firstPath) holds \(first): not the same loop")
@@ -47,7 +50,6 @@ public enum SegmentJoin {
       guard start == end else {
         let what =
           start > end ? "a gap: frames \(end):\(start) are missing"
-          : start < previous.segment.first ? "out of order"
           : "an overlap: frames \(start):\(min(end, next.segment.end)) twice"
         throw VideoError.invalidSettings("\(next.path): holds \(next.segment) after \(previous.path)'s \(previous.segment): \(what); expected segments in order, each starting where the last ended")
       }

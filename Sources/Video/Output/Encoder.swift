@@ -175,7 +175,8 @@ final class Encoder {
       // left at auto: dropping it with B-frames would start two frames late.
       // ENCODING L6, D1, D2: no scene-cut key frames, pinned threads, bytes independent of the CPU.
       let lookahead = max(1, threads / 4)
-      let zones = Self.seamZones(frameCount: settings.frameCount, pixels: settings.width * settings.height).map { ":zones=" + $0 } ?? ""
+      let pixels = settings.width * settings.height
+      let zones = (settings.segment.map { Self.seamZones(segment: $0, pixels: pixels) } ?? Self.seamZones(frameCount: settings.frameCount, pixels: pixels)).map { ":zones=" + $0 } ?? ""
       options.set(
         "x264-params",
         "scenecut=0:keyint=\(gopSize):min-keyint=\(gopSize):threads=\(threads):lookahead-threads=\(lookahead):cpu-independent=1:aq-mode=3\(zones)")

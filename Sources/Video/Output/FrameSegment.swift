@@ -47,3 +47,19 @@ public struct FrameSegment: Sendable, Equatable, CustomStringConvertible {
     self.init(first: a, end: b, total: n)
   }
 }
+
+extension Encoder {
+  /// The whole loop's seam zones (`seamZones(frameCount:pixels:)`) that fall in the segment, in
+  /// the segment's frame numbers: only the segment holding frame 0 boosts its first frame, only
+  /// the one holding the loop's last frames ramps up to it, so the joined file's seam is coded
+  /// like a whole render's rather than every segment's edges.
+  static func seamZones(segment s: FrameSegment, pixels: Int) -> String? {
+    guard let whole = seamZones(frameCount: s.total, pixels: pixels) else { return nil }
+    let zones = whole.split(separator: "/").compactMap { zone -> String? in
+      let parts = zone.split(separator: ",", maxSplits: 2)  // "first,last,b=factor", one frame each
+      guard parts.count == 3, let f = Int(parts[0]), s.first <= f, f < s.end else { return nil }
+      return "\(f - s.first),\(f - s.first),\(parts[2])"
+    }
+    return zones.isEmpty ? nil : zones.joined(separator: "/")
+  }
+}
