@@ -149,8 +149,8 @@ public struct RenderSetting: Sendable {
     help: "libx264 speed preset.")
 
   static let frames = RenderSetting(
-    "frames", key: nil, .text, .text(\.frames), placeholder: "A:B", default: "the whole loop",
-    help: "Render frames A to B of the loop, B exclusive (0:30 is frames 0-29), into a segment whose encoder starts fresh at A, timed from 0; loopsmith join puts segments back together.")
+    "frames", key: nil, .text, .text(\.frames), placeholder: "A:B|K/N", default: "the whole loop",
+    help: "Render frames A to B of the loop, B exclusive (0:30 is frames 0-29), or part K of N equal parts (2/3), into a segment whose encoder starts fresh at A, timed from 0; loopsmith join puts segments back together.")
 
   /// Every setting, in the order help lists them.
   public static let all: [RenderSetting] = [

@@ -74,6 +74,24 @@ import _TestSupport
     for (i, (x, y)) in zip(a, b).enumerated() { #expect(Self.meanSquaredError(x, y) == 0, "frame \(i)") }
   }
 
+  @Test func partsKOfNCoverTheLoopOnce() throws {
+    // 30 frames in 4 parts: 0:7, 7:15, 15:22, 22:30; whatever the machine count, one loop.
+    let dir = TemporaryDirectory("loopsmith-join")
+    var parts: [String] = []
+    for k in 1...4 {
+      let path = dir.path("p\(k).y4m")
+      let r = try runLoopsmith(Self.flags + ["--frames", "\(k)/4", "-o", path])
+      #expect(r.status == 0, "\(r.stderr)")
+      parts.append(path)
+    }
+    let header = try #require(String(data: try Data(contentsOf: URL(fileURLWithPath: parts[2])).prefix(200), encoding: .isoLatin1))
+    #expect(header.contains("XLOOPSMITH=15:22:30\n"))
+    let out = dir.path("joined.y4m")
+    let r = try runLoopsmith(["join"] + parts + ["-o", out])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(contentsOf: URL(fileURLWithPath: Self.renders.path("whole.y4m"))))
+  }
+
   @Test func h264SegmentsJoinWithoutReencodingWithinTheEncodersNoise() throws {
     let dir = TemporaryDirectory("loopsmith-join")
     let out = dir.path("joined.mp4")
@@ -167,13 +185,14 @@ import _TestSupport
     #expect(!FileManager.default.fileExists(atPath: dir.path("j.mp4")))
   }
 
-  @Test(arguments: ["3:3", "5:2", "0:31", "-1:4", "a:b", "4", "1:2:3", ""])
+  @Test(arguments: ["3:3", "5:2", "0:31", "-1:4", "a:b", "4", "1:2:3", "", "0/3", "4/3", "1/31", "1/0", "+1/2", "1:2/3"])
   func badFrameRangesAreRefused(range: String) throws {
     let dir = TemporaryDirectory("loopsmith-join")
     let out = dir.path("s.mp4")
     let r = try runLoopsmith(Self.flags + ["--frames", range, "-o", out])
     #expect(r.status == 2)
     #expect(r.stderr.contains("--frames: '\(range)' is not valid; expected A:B"), "\(r.stderr)")
+    #expect(r.stderr.contains("or K/N, part K of N equal parts"))
     #expect(r.stderr.contains("<= 30"))
     #expect(r.stderr.split(separator: "\n").count == 1)
     #expect(!FileManager.default.fileExists(atPath: out))
