@@ -92,6 +92,22 @@ import _TestSupport
     #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(contentsOf: URL(fileURLWithPath: Self.renders.path("whole.y4m"))))
   }
 
+  @Test func aTransitionClipSplitsAndJoinsToo() throws {
+    // rain:snow at 10 fps is a 60-frame clip; its two halves join to the clip rendered whole.
+    let dir = TemporaryDirectory("loopsmith-join")
+    let clip = ["render", "weather", "--transition", "rain:snow", "--quiet"] + Self.size + ["--fps", "10"]
+    let whole = try runLoopsmith(clip + ["-o", dir.path("whole.y4m"), "--json"])
+    #expect(whole.status == 0, "\(whole.stderr)")
+    #expect(whole.stdout.contains(#""frames" : 60"#))
+    for k in 1...2 {
+      let r = try runLoopsmith(clip + ["--frames", "\(k)/2", "-o", dir.path("h\(k).y4m")])
+      #expect(r.status == 0, "\(r.stderr)")
+    }
+    let r = try runLoopsmith(["join", dir.path("h1.y4m"), dir.path("h2.y4m"), "-o", dir.path("joined.y4m")])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: dir.path("joined.y4m"))) == Data(contentsOf: URL(fileURLWithPath: dir.path("whole.y4m"))))
+  }
+
   @Test func h264SegmentsJoinWithoutReencodingWithinTheEncodersNoise() throws {
     let dir = TemporaryDirectory("loopsmith-join")
     let out = dir.path("joined.mp4")
