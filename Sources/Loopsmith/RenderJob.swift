@@ -27,6 +27,8 @@ public struct RenderJob: Sendable {
   public let levels: LevelTrack?
   /// The transition this clip makes, or nil for a loop or a still.
   public let transition: Transition?
+  /// The loop frame this job's frame 0 is (`render --frames A:B`); 0 for a whole loop.
+  public var firstFrame = 0
 
   /// A transition clip: from one value's loop to another's (weathers, voice states).
   public struct Transition: Sendable, Hashable {
@@ -116,11 +118,12 @@ extension RenderRequest {
     let settings = try outputSettings(
       paths: paths, formats: formats, info: type.info, environment: environment, width: width, height: height,
       fps: fps, frameCount: frameCount, threads: threads)
-    return RenderJob(
+    let job = RenderJob(
       effectType: type, values: values, environment: environment, width: width, height: height, scale: scale,
       fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings,
       threads: try threadsThatFit(threads, width: width, height: height, settings: settings),
       levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
+    return try frames.map { try job.segment($0) } ?? job
   }
 
   /// The effect named by `effect`.

@@ -128,7 +128,7 @@ private final class SharedRender: @unchecked Sendable {
     // A stopped render skips its remaining frames; the batch loop then throws `Interrupted`.
     guard Cancellation.signal == nil else { return }
     let surface = surfaces[slot]
-    RenderPipeline.draw(effect, job: job, frame: frame, on: surface)
+    RenderPipeline.draw(effect, job: job, frame: job.firstFrame + frame, on: surface)
     for (o, converter) in converters.enumerated() {
       converter.convert(surface.image, into: ring[half][slot][o], drawn: surface.drawn)
     }

@@ -40,6 +40,8 @@ public struct RenderRequest: Sendable {
   public var transition: String?
   /// The memory budget in bytes for frames, layers and encoders together (`--memory-limit`).
   public var memoryLimit: UInt64?
+  /// `A:B`: render only frames A..<B of the loop into a segment (`render --frames`).
+  public var frames: String?
 
   public init() {}
 

@@ -148,10 +148,14 @@ public struct RenderSetting: Sendable {
     "x264-preset", key: nil, .choice(x264Presets), .text(\.x264Preset), placeholder: "name", default: "medium",
     help: "libx264 speed preset.")
 
+  static let frames = RenderSetting(
+    "frames", key: nil, .text, .text(\.frames), placeholder: "A:B|K/N", default: "the whole loop",
+    help: "Render frames A to B of the loop, B exclusive (0:30 is frames 0-29), or part K of N equal parts (2/3), into a segment whose encoder starts fresh at A, timed from 0; loopsmith join puts segments back together.")
+
   /// Every setting, in the order help lists them.
   public static let all: [RenderSetting] = [
     output, size, fps, duration, time, still, scale, audio, levels, transition, rtl, appearance, palette, codec, crf,
-    bitDepth, background, maxSpeedChange, threads, encoderThreads, x264Preset,
+    bitDepth, background, maxSpeedChange, threads, encoderThreads, x264Preset, frames,
   ]
 
   /// The row whose flag is `flag` (without dashes).

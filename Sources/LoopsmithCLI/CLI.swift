@@ -22,6 +22,7 @@ public enum CLI {
       list                            Effects, their parameters and defaults, and presets.
       plan <effect | preset.json>     The loop plan: each layer's strategy and speed change.
       check <video>                   Decode a file and report its loop seam and compatibility.
+      join <segment>... -o <path>     Join the segments of one render (render --frames A:B).
       schema                          Print the JSON Schema of preset files.
 
     OPTIONS:
@@ -65,8 +66,9 @@ public enum CLI {
       case "check": return try CheckCommand.run(rest, stdout: stdout, stderr: stderr)
       case "batch": return try BatchCommand.run(rest, stdout: stdout, stderr: stderr)
       case "schema": return try SchemaCommand.run(rest, stdout: stdout)
+      case "join": return try JoinCommand.run(rest, stdout: stdout, stderr: stderr)
       default:
-        let commands = ["render", "batch", "list", "plan", "check", "schema"]
+        let commands = ["render", "batch", "list", "plan", "check", "schema", "join"]
         let hint = didYouMean(command, in: commands)
         throw InputError("Unknown command '\(command)'; expected one of \(commands.joined(separator: ", ")).\(hint)")
       }
@@ -85,6 +87,7 @@ public enum CLI {
   static let helps: [String: () -> String] = [
     "render": { RenderCommand.help }, "batch": { BatchCommand.help }, "list": { ListCommand.help },
     "plan": { PlanCommand.help }, "check": { CheckCommand.help }, "schema": { SchemaCommand.help },
+    "join": { JoinCommand.help },
   ]
 
   static func jsonString(_ value: Any) -> String {

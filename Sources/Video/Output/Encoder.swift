@@ -86,6 +86,9 @@ final class Encoder {
     }
 
     output.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT  // docs/ENCODING.md, Determinism
+    if let segment = settings.segment {
+      av_dict_set(&output.pointer.pointee.metadata, FrameSegment.metadataKey, segment.tag, 0)
+    }
     // Through the descriptor the temporary was created with, never by name (a symlink swapped in
     // at the name would be followed).
     try output.attach(descriptor: temporary.descriptor, path: path)
@@ -127,7 +130,8 @@ final class Encoder {
     _ c: UnsafeMutablePointer<AVCodecContext>, _ options: Options, _ settings: OutputSettings
   ) throws {
     let threads = settings.threads
-    let gopSize = Self.gopSize(settings.frameCount)
+    // A segment keeps the whole loop's interval, so every segment's parameter sets are the same.
+    let gopSize = Self.gopSize(settings.segment?.total ?? settings.frameCount)
     c.pointee.gop_size = Int32(gopSize)
     if let quality = settings.codec.spec.quality {
       options.set(quality.option, String(settings.crf ?? quality.defaultValue))
@@ -142,7 +146,8 @@ final class Encoder {
       // No scene-cut key frames, pinned threads, bytes independent of the CPU (docs/ENCODING.md,
       // Seamless loops and Determinism).
       let lookahead = max(1, threads / 4)
-      let zones = Self.seamZones(frameCount: settings.frameCount, pixels: settings.width * settings.height).map { ":zones=" + $0 } ?? ""
+      let pixels = settings.width * settings.height
+      let zones = (settings.segment.map { Self.seamZones(segment: $0, pixels: pixels) } ?? Self.seamZones(frameCount: settings.frameCount, pixels: pixels)).map { ":zones=" + $0 } ?? ""
       options.set(
         "x264-params",
         "scenecut=0:keyint=\(gopSize):min-keyint=\(gopSize):threads=\(threads):lookahead-threads=\(lookahead):cpu-independent=1:aq-mode=3\(zones)")

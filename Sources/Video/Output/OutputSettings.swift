@@ -32,6 +32,10 @@ public struct OutputSettings: Sendable {
   public var x264Preset: String
   /// Sound to mux beside the video; nil for a silent, video-only file (docs/ENCODING.md, Seamless loops).
   public var audio: AudioTrack?
+  /// The frames of a longer loop this file holds (`render --frames A:B`), or nil for a whole loop.
+  /// Its encoder starts fresh at A, with the whole loop's key-frame interval, and the file is
+  /// tagged so `join` can check order and coverage (`FrameSegment`).
+  public var segment: FrameSegment? = nil
 
   /// libx264's speed presets, fastest first.
   public static let x264Presets = [
