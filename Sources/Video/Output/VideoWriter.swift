@@ -76,6 +76,22 @@ public final class VideoWriter {
     try append(frame)
   }
 
+  /// The frames (of `settings.frameCount`) whose colours the palette should come from, for
+  /// formats with a palette (GIF); empty for the others. Hand them, converted, to
+  /// `addPaletteSample` before the first `append`; otherwise the palette comes from frame 0.
+  public var paletteSampleFrames: [Int] {
+    settings.codec == .gif && encoder != nil ? GIFPalette.Sampler.frameNumbers(count: settings.frameCount) : []
+  }
+
+  /// Adds a frame's colours to the palette (see `paletteSampleFrames`); ignored after the first `append`.
+  public func addPaletteSample(_ frame: ConvertedFrame) throws {
+    guard frame.width == settings.width, frame.height == settings.height, frame.layout == converter.layout else {
+      throw VideoError.invalidSettings("frame \(frame.width)x\(frame.height) does not match the writer's \(settings.width)x\(settings.height) output")
+    }
+    guard state == .open, appended == 0 else { return }
+    encoder?.addPaletteSample(frame)
+  }
+
   /// Encodes the next frame, converted by `converter` (possibly on another thread).
   public func append(_ frame: ConvertedFrame) throws {
     guard state == .open else { throw VideoError.io("\(settings.path): the writer is already \(state == .finished ? "finished" : "failed or cancelled")") }
