@@ -1,10 +1,10 @@
 /// Maps straight 8-bit RGBA to a GIF's 256 colours with one palette for the whole loop.
 ///
 /// One global palette, because a palette per frame flickers at the seam (docs/ENCODING.md, GIF,
-/// APNG and WebP). The palette is cut by
-/// median cut from pixels sampled across the loop (`Sampler`: the render pipeline draws a few
-/// frames spread over the loop before encoding, so a weather sequence's night keeps its dark
-/// colours); without samples it comes from the first frame. Frames map onto it with an 8x8 Bayer
+/// APNG and WebP). The palette is cut by median cut from pixels sampled across the loop
+/// (`Sampler`: the render pipeline draws a few frames spread over the loop before encoding, so a
+/// weather sequence's night keeps its dark colours); without samples it comes from the first
+/// frame. Frames map onto it with an 8x8 Bayer
 /// dither, which is deterministic and does not crawl between frames. When alpha is kept, entry
 /// 255 is transparent and alpha below 128 maps to it (GIF transparency is 1-bit).
 final class GIFPalette {
