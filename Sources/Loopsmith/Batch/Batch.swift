@@ -445,13 +445,13 @@ public enum Batch {
         if options.gallery && kept[i].codecs == nil { kept[i].codecs = Gallery.codecs(path: (dir as NSString).appendingPathComponent(kept[i].path ?? "")) }
       }
       if options.gallery, !FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(Gallery.posterName(p.source.name))) {
-        _ = try? Gallery.poster(p, dir: dir)
+        Gallery.tryPoster(p, dir: dir)
       }
       return kept
     }
     do {
       let result = try RenderPipeline.run(job)
-      if options.gallery { try Gallery.poster(p, dir: dir) }
+      if options.gallery { Gallery.tryPoster(p, dir: dir) }
       let seconds = Date().timeIntervalSince(start)
       return zip(p.outputs, zip(job.outputs, result.files)).map { name, pair in
         let (settings, file) = pair
