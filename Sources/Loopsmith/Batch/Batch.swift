@@ -394,6 +394,7 @@ public enum Batch {
         defer { group.leave() }
         while let i = next.take(below: prepared.count) {
           if Cancellation.signal != nil { break }
+          log?("\(prepared[i].source.name): started (\(i + 1) of \(prepared.count))")
           let entries = renderOne(prepared[i], options: options, previous: previous)
           results.set(i, entries)
           for e in entries where e.path != nil || e.status == .failed {
