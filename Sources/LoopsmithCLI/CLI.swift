@@ -23,6 +23,7 @@ public enum CLI {
       plan <effect | preset.json>     The loop plan: each layer's strategy and speed change.
       check <video>                   Decode a file and report its loop seam and compatibility.
       schema                          Print the JSON Schema of preset files.
+      help <command>                  The command's help, as '<command> --help' prints it.
 
     OPTIONS:
       --version                       Show the version.
