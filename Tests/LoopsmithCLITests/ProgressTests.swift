@@ -42,6 +42,25 @@ import _TestSupport
     #expect(r.stdout.isEmpty)
   }
 
+  /// Batch says which presets are running: a line as each starts, and one as each ends.
+  @Test func batchShowsWhichPresetsAreRunning() throws {
+    let dir = TemporaryDirectory()
+    let folder = dir.path("presets")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    for name in ["a", "b"] {
+      try #"{"version": 1, "effect": "color-orbs"}"#.write(toFile: "\(folder)/\(name).json", atomically: true, encoding: .utf8)
+    }
+    let r = try runLoopsmith(["batch", folder, "--out", dir.path("out")] + Self.tiny)
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = r.stderr.split(separator: "\n").map(String.init)
+    #expect(lines.filter { $0.hasSuffix(" of 2)") }.sorted() == ["a: started (1 of 2)", "b: started (2 of 2)"], "\(r.stderr)")
+    for name in ["a", "b"] {
+      let start = try #require(lines.firstIndex(of: "\(name): started (\(name == "a" ? 1 : 2) of 2)"))
+      let end = try #require(lines.firstIndex { $0.hasPrefix("\(name) -> \(name).mp4: rendered in ") }, "\(r.stderr)")
+      #expect(start < end)
+    }
+  }
+
   @Test func badProgressModeIsRefused() throws {
     let r = try runLoopsmith(["render", "color-orbs", "--null", "--progress", "fancy"] + Self.tiny)
     #expect(r.status == 2)
