@@ -8,7 +8,7 @@ import Video
 public struct Preset: Sendable {
   public static let version = 1
   /// Every key a preset may hold: its own, then the render settings' (`RenderSetting.all`).
-  public static let keys = ["version", "description", "effect", "parameters"] + RenderSetting.all.compactMap(\.presetKey)
+  public static let keys = ["$schema", "version", "description", "effect", "parameters"] + RenderSetting.all.compactMap(\.presetKey)
 
   public var name: String
   public var path: String
@@ -46,8 +46,18 @@ public struct Preset: Sendable {
       InputError("\(path): '\(key)': expected \(expected)")
     }
     for key in object.keys.sorted() where !keys.contains(key) {
+      // A parameter of the effect put beside "effect" instead of inside "parameters".
+      if let effect = object["effect"] as? String, let type = try? RenderRequest.effectType(effect), type.info.parameter(named: key) != nil {
+        throw InputError("\(path): unknown key '\(key)'; it is a parameter of \(type.info.name): expected it inside \"parameters\", as \"parameters\": {\"\(key)\": ...}")
+      }
+      if let owner = EffectRegistry.all.first(where: { $0.info.parameter(named: key) != nil }) {
+        throw InputError("\(path): unknown key '\(key)'; it is a parameter of \(owner.info.name), not a preset key: expected it inside \"parameters\"")
+      }
       let hint = didYouMean(key, in: keys)
       throw InputError("\(path): unknown key '\(key)'.\(hint)")
+    }
+    if let v = object["$schema"], !(v is String) {
+      throw fail("$schema", "a string, the schema's URL or path (e.g. \"schema.json\")")
     }
     if let v = object["version"] {
       guard let n = v as? NSNumber, !isBool(n), n.doubleValue == Double(version) else {

@@ -145,7 +145,7 @@ public struct RenderSetting: Sendable {
     "encoder-threads", key: nil, .integer(1...64), .integer(\.encoderThreads), placeholder: "n",
     default: "min(threads, 4)", help: "Encoder threads, pinned so bytes repeat.")
   public static let x264Preset = RenderSetting(
-    "x264-preset", key: nil, .choice(x264Presets), .text(\.x264Preset), placeholder: "name", default: "medium",
+    "x264-preset", key: "x264Preset", .choice(x264Presets), .text(\.x264Preset), placeholder: "name", default: "medium",
     help: "libx264 speed preset.")
 
   static let frames = RenderSetting(

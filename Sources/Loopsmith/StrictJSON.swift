@@ -26,6 +26,8 @@ enum StrictJSON {
     let bytes: [UInt8]
     let file: String
     var i = 0
+    /// The key path of the value being read (`parameters.colors[1]`), named in syntax errors.
+    var current = ""
 
     init(bytes: [UInt8], file: String) { (self.bytes, self.file) = (bytes, file) }
 
@@ -44,7 +46,9 @@ enum StrictJSON {
 
     func error(_ what: String, at: Int? = nil) -> InputError {
       let (line, column) = position(at ?? i)
-      return InputError("\(file): not valid JSON at line \(line), column \(column): \(what)")
+      // The key path helps find the place in a long file; one holding control characters is left out.
+      let within = current.isEmpty || current.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } ? "" : " (in '\(current)')"
+      return InputError("\(file): not valid JSON at line \(line), column \(column): \(what)\(within)")
     }
 
     var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
@@ -59,6 +63,7 @@ enum StrictJSON {
     }
 
     mutating func value(path: String, depth: Int) throws {
+      current = path
       guard depth <= StrictJSON.maxDepth else { throw error("nested deeper than \(StrictJSON.maxDepth) levels") }
       guard let b = peek else { throw error("expected a value, found the end of the file") }
       switch b {
@@ -93,7 +98,9 @@ enum StrictJSON {
         try skipSpace()
         try expect(":", "':' after the key")
         try skipSpace()
+        current = keyPath
         try value(path: keyPath, depth: depth)
+        current = path
         try skipSpace()
         if peek == UInt8(ascii: ",") { i += 1; continue }
         try expect("}", "',' or '}' in an object")
@@ -109,6 +116,7 @@ enum StrictJSON {
       while true {
         try skipSpace()
         try value(path: "\(path)[\(index)]", depth: depth)
+        current = path
         index += 1
         try skipSpace()
         if peek == UInt8(ascii: ",") { i += 1; continue }

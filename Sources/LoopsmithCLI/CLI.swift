@@ -24,6 +24,7 @@ public enum CLI {
       check <video>                   Decode a file and report its loop seam and compatibility.
       join <segment>... -o <path>     Join the segments of one render (render --frames A:B).
       schema                          Print the JSON Schema of preset files.
+      help <command>                  The command's help, as '<command> --help' prints it.
 
     OPTIONS:
       --version                       Show the version.

@@ -74,7 +74,7 @@ enum PlanCommand {
     + [OptionSpec("json", "Print the plan as JSON on stdout.")]
 
   static var help: String {
-    helpText(usage: "loopsmith plan <effect | preset.json> [options]", overview: "Show how each moving layer is made periodic at the loop length.", arguments: [("<effect | preset.json>", "An effect name or a preset file.")], options: options)
+    helpText(usage: "loopsmith plan <effect | preset.json> [options]", overview: "Show how each moving layer is made periodic at the loop length.", arguments: [("<effect | preset.json>", "\(EffectRegistry.names.joined(separator: ", ")), or a preset file.")], options: options)
   }
 
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {

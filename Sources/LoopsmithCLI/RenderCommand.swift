@@ -24,7 +24,8 @@ enum RenderCommand {
     OptionSpec("out-dir", value: "dir", "Folder for a preset's outputs (default renders)."),
     OptionSpec("null", "Render and convert every frame, write nothing: time the render alone (e.g. with time)."),
     OptionSpec("json", "Print a JSON summary on stdout."),
-    OptionSpec("quiet", "No progress on stderr."),
+    OptionSpec("progress", value: "mode", "Progress on stderr: auto (a live line on a terminal, plain lines otherwise), plain, json (one object a line: frame, total, fps, eta, output), or none."),
+    OptionSpec("quiet", "No progress on stderr (--progress none)."),
   ]
 
   static var help: String {
@@ -69,9 +70,15 @@ enum RenderCommand {
     if discard && request.outputs.isEmpty { request.outputs = ["-"] }
     let job = try request.job(defaultOutputs: defaultOutputs)
     if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
-    let quiet = parsed.has("quiet")
-    let progress = ProgressReporter(sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "), quiet: quiet)
-    let result = try RenderPipeline.run(job, discard: discard) { done, total in progress.update(done, total) }
+    let mode = parsed.has("quiet") ? .none : try ProgressMode.parse(parsed.last("progress")) ?? .auto
+    let progress = ProgressReporter(sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "), mode: mode)
+    let result: RenderResult
+    do {
+      result = try RenderPipeline.run(job, discard: discard) { done, total in progress.update(done, total) }
+    } catch {
+      progress.abandon()
+      throw error
+    }
     progress.finish(job.frameCount)
     if parsed.has("json") {
       stdout.write(CLI.jsonString(summary(job, result)) + "\n")
@@ -137,35 +144,5 @@ enum RenderCommand {
       out["transition"] = ["from": t.from, "to": t.to, "change": t.change, "fromLoop": t.fromLoop, "toLoop": t.toLoop]
     }
     return out
-  }
-}
-
-/// Progress on stderr: a live bar on a terminal, a plain line every few seconds otherwise.
-final class ProgressReporter: @unchecked Sendable {
-  let sink: TextSink
-  let label: String
-  let quiet: Bool
-  private var lastLine = Date.distantPast
-  private let lock = NSLock()
-
-  init(sink: TextSink, label: String, quiet: Bool) { (self.sink, self.label, self.quiet) = (sink, label, quiet) }
-
-  func update(_ done: Int, _ total: Int) {
-    guard !quiet else { return }
-    lock.withLock {
-      if sink.isTerminal {
-        let width = 30
-        let filled = total > 0 ? done * width / total : width
-        sink.write("\r\(label) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] \(done)/\(total) frames")
-      } else if Date().timeIntervalSince(lastLine) >= 2 {
-        lastLine = Date()
-        sink.write("\(label): \(done)/\(total) frames\n")
-      }
-    }
-  }
-
-  func finish(_ total: Int) {
-    guard !quiet else { return }
-    sink.write(sink.isTerminal ? "\r\(label): \(total)/\(total) frames, done\n" : "\(label): \(total)/\(total) frames, done\n")
   }
 }

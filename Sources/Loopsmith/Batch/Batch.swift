@@ -394,6 +394,7 @@ public enum Batch {
         defer { group.leave() }
         while let i = next.take(below: prepared.count) {
           if Cancellation.signal != nil { break }
+          log?("\(prepared[i].source.name): started (\(i + 1) of \(prepared.count))")
           let entries = renderOne(prepared[i], options: options, previous: previous)
           results.set(i, entries)
           for e in entries where e.path != nil || e.status == .failed {
@@ -445,13 +446,13 @@ public enum Batch {
         if options.gallery && kept[i].codecs == nil { kept[i].codecs = Gallery.codecs(path: (dir as NSString).appendingPathComponent(kept[i].path ?? "")) }
       }
       if options.gallery, !FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(Gallery.posterName(p.source.name))) {
-        _ = try? Gallery.poster(p, dir: dir)
+        Gallery.tryPoster(p, dir: dir)
       }
       return kept
     }
     do {
       let result = try RenderPipeline.run(job)
-      if options.gallery { try Gallery.poster(p, dir: dir) }
+      if options.gallery { Gallery.tryPoster(p, dir: dir) }
       let seconds = Date().timeIntervalSince(start)
       return zip(p.outputs, zip(job.outputs, result.files)).map { name, pair in
         let (settings, file) = pair

@@ -10,17 +10,41 @@ public enum Gallery {
   public static func posterName(_ preset: String) -> String { "posters/\(preset).png" }
 
   /// Frame 0 of the preset's loop as a PNG: the same request with the poster as its only output
-  /// (a PNG without `time` shows t = 0 of the loop, not the Reduce Motion still).
+  /// (a PNG without `time` shows t = 0 of the loop, not the Reduce Motion still). A transition
+  /// clip starts on frame 0 of its FROM value's loop, so its poster is that loop's frame 0: the
+  /// request without the transition, the effect's transition parameter set to FROM, and the loop's
+  /// own length (as the clip plans it).
   static func poster(_ p: Batch.Prepared, dir: String) throws {
-    guard var request = p.request else { return }
+    guard let request = p.request else { return }
     let path = (dir as NSString).appendingPathComponent(posterName(p.source.name))
     try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    _ = try RenderPipeline.run(posterRequest(request, job: p.job, to: path).job())
+  }
+
+  /// The request that draws `request`'s poster into `path`.
+  static func posterRequest(_ request: RenderRequest, job: RenderJob?, to path: String) -> RenderRequest {
+    var request = request
     request.outputs = [path]
     request.audio = nil
     request.codec = nil
     request.crf = nil
     request.bitDepth = nil
-    _ = try RenderPipeline.run(try request.job())
+    if let job, let transition = job.transition, let spec = job.effectType.info.transition {
+      request.transition = nil
+      request.duration = nil
+      request.parameters[spec.parameter] = .choice(transition.from)
+    }
+    return request
+  }
+
+  /// Writes the poster, or leaves none: a poster is a picture for the page, never a reason to fail
+  /// (or half-write) its preset, whose outputs are already rendered.
+  static func tryPoster(_ p: Batch.Prepared, dir: String) {
+    do {
+      try poster(p, dir: dir)
+    } catch {
+      try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(posterName(p.source.name)))
+    }
   }
 
   /// The `codecs` parameter for the file's video stream (RFC 6381), read from the stream itself:

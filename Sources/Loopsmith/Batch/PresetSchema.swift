@@ -57,6 +57,7 @@ public enum PresetSchema {
 
   static func property(_ key: String) -> [String: Any]? {
     switch key {
+    case "$schema": return ["type": "string", "description": "The schema this file follows, for editors (e.g. \"schema.json\"); not read by loopsmith."]
     case "version": return ["const": Preset.version, "description": "The preset format's version."]
     case "description": return ["type": "string", "description": "One line for 'loopsmith list'."]
     case "effect": return ["enum": EffectRegistry.names, "description": "The effect to render."]
