@@ -98,8 +98,10 @@ enum PlanCommand {
       return 0
     }
     if parsed.has("json") {
-      let data = try JSONEncoder.sorted.encode(plan)
-      stdout.write(String(decoding: data, as: UTF8.self) + "\n")
+      // The plan, with the frame it was made for (its motions depend on the points).
+      var object = try JSONSerialization.jsonObject(with: JSONEncoder.sorted.encode(plan)) as? [String: Any] ?? [:]
+      for (key, value) in RenderCommand.frameSummary(job) { object[key] = value }
+      stdout.write(CLI.jsonString(object) + "\n")
       return 0
     }
     var out: String
@@ -109,6 +111,7 @@ enum PlanCommand {
     } else {
       out = "\(job.effectType.info.name): \(ParameterValue.format(plan.length)) s loop, \(job.frameCount) frames at \(job.fps) fps, largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
     }
+    out += "frame \(job.width)x\(job.height) px: \(RenderCommand.pointsText(job)) pt at scale \(ParameterValue.format(job.scale))\n"
     out += "LAYER".padding(toLength: 22, withPad: " ", startingAt: 0) + "MOTION".padding(toLength: 18, withPad: " ", startingAt: 0)
       + "STRATEGY".padding(toLength: 11, withPad: " ", startingAt: 0) + "RATE".padding(toLength: 12, withPad: " ", startingAt: 0)
       + "PLANNED".padding(toLength: 12, withPad: " ", startingAt: 0) + "CHANGE\n"

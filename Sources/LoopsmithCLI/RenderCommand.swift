@@ -117,11 +117,20 @@ enum RenderCommand {
     return r
   }
 
+  /// The frame in pixels, the layout's points and the scale between them, for `--json` and `plan`.
+  static func frameSummary(_ job: RenderJob) -> [String: Any] {
+    ["size": "\(job.width)x\(job.height)", "points": pointsText(job), "scale": job.scale]
+  }
+
+  /// The layout's points as `WxH`, with decimals only where the scale leaves them.
+  static func pointsText(_ job: RenderJob) -> String {
+    "\(job.points.width.roundedText)x\(job.points.height.roundedText)"
+  }
+
   static func summary(_ job: RenderJob, _ result: RenderResult) -> [String: Any] {
     var out: [String: Any] = [
       "status": "ok",
       "effect": job.effectType.info.name,
-      "size": "\(job.width)x\(job.height)",
       "fps": job.fps,
       "frames": result.frames,
       "duration": job.duration,
@@ -132,6 +141,7 @@ enum RenderCommand {
         ["path": f.path, "frames": f.frames, "duration": f.duration, "bytes": f.bytes, "codec": f.codec.rawValue, "pixelFormat": f.pixelFormat]
       },
     ]
+    for (key, value) in frameSummary(job) { out[key] = value }
     if let t = job.transition {
       // The loops the clip joins: render them at the same size, fps and speed limit, without --duration.
       out["transition"] = ["from": t.from, "to": t.to, "change": t.change, "fromLoop": t.fromLoop, "toLoop": t.toLoop]

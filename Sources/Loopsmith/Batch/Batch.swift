@@ -36,6 +36,9 @@ public struct BatchEntry: Sendable, Equatable {
   public var codecs: String?
   public var width = 0
   public var height = 0
+  /// The layout's screen in points (`WxH`) and the pixels per point it was drawn at.
+  public var points: String?
+  public var scale: Double?
   public var frames = 0
   public var duration = 0.0
   public var bytes: Int64 = 0
@@ -59,6 +62,8 @@ public struct BatchEntry: Sendable, Equatable {
     if status != .failed {
       o["width"] = width
       o["height"] = height
+      if let points { o["points"] = points }
+      if let scale { o["scale"] = scale }
       o["frames"] = frames
       o["duration"] = duration
       o["bytes"] = bytes
@@ -79,6 +84,8 @@ public struct BatchEntry: Sendable, Equatable {
     codecs = o["codecs"] as? String
     width = o["width"] as? Int ?? 0
     height = o["height"] as? Int ?? 0
+    points = o["points"] as? String
+    scale = o["scale"] as? Double
     frames = o["frames"] as? Int ?? 0
     duration = o["duration"] as? Double ?? 0
     bytes = (o["bytes"] as? NSNumber)?.int64Value ?? 0
@@ -461,6 +468,8 @@ public enum Batch {
         e.codec = file.codec.rawValue
         e.width = settings.width
         e.height = settings.height
+        e.points = "\(job.points.width.roundedText)x\(job.points.height.roundedText)"
+        e.scale = job.scale
         e.frames = file.frames
         e.duration = file.duration
         e.bytes = file.bytes
