@@ -279,7 +279,7 @@ extension RenderRequest {
       }
       return c
     }
-    let encoderThreads = try RenderSetting.encoderThreads.check(self.encoderThreads ?? min(threads, 4))
+    let encoderThreads = try RenderSetting.encoderThreads.check(self.encoderThreads ?? RenderSetting.defaultEncoderThreads)
     let x264Preset = try RenderSetting.x264Preset.check(self.x264Preset ?? "medium")
     let audioTrack = audio.map { AudioTrack(path: $0) }
     for (path, format) in zip(paths, formats) {

@@ -146,7 +146,9 @@ public struct RenderSetting: Sendable {
     help: "Render threads.")
   public static let encoderThreads = RenderSetting(
     "encoder-threads", key: nil, .integer(1...64), .integer(\.encoderThreads), placeholder: "n",
-    default: "min(threads, 4)", help: "Encoder threads, pinned so bytes repeat.")
+    default: "\(defaultEncoderThreads)", help: "Encoder threads; they change the bytes, so they never follow the cores or --jobs: one preset gives one sha256 on any machine.")
+  /// The encoder threads when none are given: fixed, so every runner writes the same bytes.
+  public static let defaultEncoderThreads = 4
   public static let x264Preset = RenderSetting(
     "x264-preset", key: nil, .choice(x264Presets), .text(\.x264Preset), placeholder: "name", default: "medium",
     help: "libx264 speed preset.")

@@ -279,7 +279,6 @@ public enum Batch {
       prepared.outputs = names
       request.outputs = names.map { (options.outDir as NSString).appendingPathComponent($0) }
       request.threads = threads
-      request.encoderThreads = min(threads, 4)
       let job = try request.job()
       prepared.job = job
       prepared.request = request
