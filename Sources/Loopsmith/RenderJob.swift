@@ -126,6 +126,11 @@ extension RenderRequest {
       levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
   }
 
+  /// The error for `-n/--no-overwrite` when `path` exists.
+  public static func existsMessage(_ path: String) -> String {
+    "\(path): exists; expected a new file with -n/--no-overwrite (remove it, or drop -n to replace it)"
+  }
+
   /// The effect named by `effect`.
   private func checkedEffectType() throws -> any Effect.Type {
     guard let name = effect else {

@@ -22,6 +22,7 @@ enum RenderCommand {
   static let ownOptions = [
     OptionSpec("memory-limit", value: "size", "Memory for frames and encoders together, e.g. 8G (default: half the memory)."),
     OptionSpec("out-dir", value: "dir", "Folder for a preset's outputs (default renders)."),
+    OptionSpec("no-overwrite", short: "n", "Refuse to write over an existing output (exit 2)."),
     OptionSpec("null", "Render and convert every frame, write nothing: time the render alone (e.g. with time)."),
     OptionSpec("json", "Print a JSON summary on stdout."),
     OptionSpec("quiet", "No progress on stderr."),
@@ -68,6 +69,9 @@ enum RenderCommand {
     // --null converts for the outputs given, or for Y4M when none is: nothing is opened.
     if discard && request.outputs.isEmpty { request.outputs = ["-"] }
     let job = try request.job(defaultOutputs: defaultOutputs)
+    if parsed.has("no-overwrite"), !discard, let existing = job.outputs.first(where: { $0.path != "-" && FileManager.default.fileExists(atPath: $0.path) }) {
+      throw InputError(RenderRequest.existsMessage(existing.path))
+    }
     if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
     let quiet = parsed.has("quiet")
     let progress = ProgressReporter(sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "), quiet: quiet)

@@ -17,6 +17,9 @@ public struct BatchOptions: Sendable {
   /// Applied to every preset (`--size`, `--scale`, `--fps`, `--duration`), for tests and CI.
   public var overrides = RenderRequest()
   public var gallery = false
+  /// `-n`: a preset that would write over an existing file fails instead (up-to-date presets are
+  /// still skipped: they write nothing).
+  public var noOverwrite = false
 
   public init(inputs: [String], outDir: String) { (self.inputs, self.outDir) = (inputs, outDir) }
 }
@@ -454,6 +457,9 @@ public enum Batch {
         _ = try? Gallery.poster(p, dir: dir)
       }
       return kept
+    }
+    if options.noOverwrite, let existing = job.outputs.first(where: { FileManager.default.fileExists(atPath: $0.path) }) {
+      return failed(RenderRequest.existsMessage(existing.path))
     }
     do {
       let result = try RenderPipeline.run(job)
