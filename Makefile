@@ -77,6 +77,8 @@ test-sanitize: deps
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(LOOPSMITH) $(DESTDIR)$(PREFIX)/bin/loopsmith
+	install -d $(DESTDIR)$(PREFIX)/share/loopsmith/presets
+	cp -R presets/. $(DESTDIR)$(PREFIX)/share/loopsmith/presets/
 
 ## bench: build release and time every effect (render only, render+encode, encode only, memory);
 ## prints a table and writes bench/results.json. BENCH_RUNS, BENCH_FRAMES, BENCH_ONLY, BENCH_MEMORY=0.

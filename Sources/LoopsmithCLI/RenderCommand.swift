@@ -32,7 +32,7 @@ enum RenderCommand {
     helpText(
       usage: "loopsmith render <effect | preset.json> [options]",
       overview: "Render one video loop or still.",
-      arguments: [("<effect | preset.json>", "\(EffectRegistry.names.joined(separator: ", ")), or a preset file.")],
+      arguments: [("<effect | preset.json>", "\(EffectRegistry.names.joined(separator: ", ")), a preset file, or a preset's name (found in ./presets, the folders of LOOPSMITH_PRESETS, then PREFIX/share/loopsmith/presets).")],
       options: options)
   }
 
@@ -50,7 +50,9 @@ enum RenderCommand {
         ? "render needs an effect or a preset file; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a .json file"
         : "render takes one effect or preset; got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
     }
-    let target = parsed.positionals[0]
+    var target = parsed.positionals[0]
+    // A name that is no effect may be a preset's (./presets, LOOPSMITH_PRESETS, the installed ones).
+    if !target.hasSuffix(".json"), !EffectRegistry.names.contains(target), let path = PresetSearch.find(target) { target = path }
     var base = RenderRequest()
     var outDir: String?
     var defaultOutputs: [String] = []
