@@ -91,6 +91,8 @@ test-sanitize: deps
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(LOOPSMITH) $(DESTDIR)$(PREFIX)/bin/loopsmith
+	install -d $(DESTDIR)$(PREFIX)/share/loopsmith/presets
+	cp -R presets/. $(DESTDIR)$(PREFIX)/share/loopsmith/presets/
 
 ## bench: build release and time every effect (render only beside Skia on the same scene, render+encode,
 ## encode only, memory, the memory roofline); prints a table and the targets met or MISSED, and writes

@@ -136,10 +136,10 @@ public struct Preset: Sendable {
 }
 
 /// `WxH` in pixels.
-package func parseSize(_ text: String, field: String) throws -> (Int, Int) {
+package func parseSize(_ text: String, field: String, points: Bool = false) throws -> (Int, Int) {
   let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
   guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
-    throw InputError("\(field): '\(text)' is not valid; expected WxH in pixels, like 1080x1920")
+    throw InputError("\(field): '\(text)' is not valid; expected \(points ? "WxH in points, like 360x640" : "WxH in pixels, like 1080x1920")")
   }
   return (w, h)
 }

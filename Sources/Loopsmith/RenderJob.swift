@@ -40,6 +40,9 @@ public struct RenderJob: Sendable {
     public var fromLoop: Double, toLoop: Double
   }
 
+  /// The layout's screen in points: the frame over the scale.
+  public var points: (width: Double, height: Double) { (Double(width) / scale, Double(height) / scale) }
+
   /// The loop length in seconds.
   public var duration: Double { Double(frameCount) / Double(fps) }
 
@@ -63,6 +66,11 @@ public struct RenderJob: Sendable {
   }
 }
 
+extension Double {
+  /// The number to two decimals, without a fraction when it has none (`360`, `266.67`).
+  public var roundedText: String { ParameterValue.format((self * 100).rounded() / 100) }
+}
+
 /// Limits on a frame's size that keep every allocation sane: a frame is 16 bytes a pixel in float.
 /// The other settings' limits are rows of `RenderSetting.all`.
 enum Limits {
@@ -80,12 +88,7 @@ extension RenderRequest {
     let type = try checkedEffectType()
     let (pair, given) = try effectValues(of: type)
     var values = ParameterValues(specs: type.info.parameters, given: given)
-    let scale = try RenderSetting.scale.check(self.scale ?? 3)
-    // Drawing takes the scale as a Float: 1e-45 would arrive as 0 (or a subnormal, which is no scale).
-    guard Float(scale).isNormal else {
-      throw InputError("--scale: '\(ParameterValue.format(scale))' is not valid; expected \(RenderSetting.scale.expected)")
-    }
-    let (width, height) = try frameSize(of: type.info, scale: scale)
+    let (width, height, scale) = try frame(of: type.info)
     let environment = try renderEnvironment()
     let fps = try RenderSetting.fps.check(self.fps ?? type.defaultFPS(for: values))
     let threads = try RenderSetting.threads.check(self.threads ?? ProcessInfo.processInfo.activeProcessorCount)
@@ -126,6 +129,11 @@ extension RenderRequest {
     return try frames.map { try job.segment($0) } ?? job
   }
 
+  /// The error for `-n/--no-overwrite` when `path` exists.
+  public static func existsMessage(_ path: String) -> String {
+    "\(path): exists; expected a new file with -n/--no-overwrite (remove it, or drop -n to replace it)"
+  }
+
   /// The effect named by `effect`.
   private func checkedEffectType() throws -> any Effect.Type {
     guard let name = effect else {
@@ -155,19 +163,56 @@ extension RenderRequest {
     return (pair, given)
   }
 
-  /// The frame in pixels: `size`, or the effect's size in points at `scale`.
-  private func frameSize(of info: EffectInfo, scale: Double) throws -> (width: Int, height: Int) {
-    let width: Int, height: Int
-    if let size {
+  /// The frame in pixels and its pixels per point. `--size` alone keeps the effect's design in
+  /// points and sets the scale (the shorter side keeps its points: 540x960 of a 360x640 design is
+  /// scale 1.5); `--scale` or `--points` change the layout on purpose; settings that disagree are
+  /// an error naming them.
+  private func frame(of info: EffectInfo) throws -> (width: Int, height: Int, scale: Double) {
+    if let s = self.scale { try checkScale(s) }
+    if let p = points {
+      guard p.width > 0, p.height > 0, p.width <= Limits.maxSide, p.height <= Limits.maxSide else {
+        throw InputError("--points: \(p.width)x\(p.height) is not valid; expected WxH in points with each side from 1 to \(Limits.maxSide)")
+      }
+    }
+    let width: Int, height: Int, scale: Double
+    switch (size, points, self.scale) {
+    case (let size?, let p?, let given):
       (width, height) = size
-    } else {
+      scale = Double(width) / Double(p.width)
+      // The height in points may round: a pixel of slack.
+      let fits = abs(Double(p.height) * scale - Double(height)) <= 1
+      if !fits || given.map({ abs($0 - scale) > 1e-9 * scale }) == true {
+        let scaleText = given.map { " and --scale \(ParameterValue.format($0))" } ?? ""
+        throw InputError("--size \(width)x\(height), --points \(p.width)x\(p.height)\(scaleText) disagree; expected a size that is the points times one scale (here \(ParameterValue.format(scale)) x \(p.height) = \(ParameterValue.format(Double(p.height) * scale)) pixels high), or only two of them")
+      }
+    case (let size?, nil, let given?):
+      ((width, height), scale) = (size, given)
+    case (let size?, nil, nil):
+      (width, height) = size
+      scale = Double(min(width, height)) / min(info.defaultSize.width, info.defaultSize.height)
+    case (nil, let p?, let given):
+      scale = given ?? 3
+      (width, height) = (Int((Double(p.width) * scale).rounded()), Int((Double(p.height) * scale).rounded()))
+    case (nil, nil, let given):
+      scale = given ?? 3
       width = Int((info.defaultSize.width * scale).rounded())
       height = Int((info.defaultSize.height * scale).rounded())
     }
     guard width > 0, height > 0, width <= Limits.maxSide, height <= Limits.maxSide, width * height <= Limits.maxPixels else {
       throw InputError("--size: \(width)x\(height) is not valid; expected WxH with each side from 1 to \(Limits.maxSide) and at most \(Limits.maxPixels) pixels")
     }
-    return (width, height)
+    // A scale --size derives is not the flag's range (a 96 pt loader at 1080x1080 is scale 11.25),
+    // and always a normal Float: at least 1 pixel over at most Limits.maxSide points.
+    return (width, height, scale)
+  }
+
+  /// `scale` when it is in the table's range and a normal Float.
+  private func checkScale(_ scale: Double) throws {
+    try RenderSetting.scale.check(scale)
+    // Drawing takes the scale as a Float: 1e-45 would arrive as 0 (or a subnormal, which is no scale).
+    guard Float(scale).isNormal else {
+      throw InputError("--scale: '\(ParameterValue.format(scale))' is not valid; expected \(RenderSetting.scale.expected)")
+    }
   }
 
   /// Appearance, palette, layout direction and Reduce Motion (`--still`, or a still at time 0).
@@ -242,7 +287,7 @@ extension RenderRequest {
       }
       return c
     }
-    let encoderThreads = try RenderSetting.encoderThreads.check(self.encoderThreads ?? min(threads, 4))
+    let encoderThreads = try RenderSetting.encoderThreads.check(self.encoderThreads ?? RenderSetting.defaultEncoderThreads)
     let x264Preset = try RenderSetting.x264Preset.check(self.x264Preset ?? "medium")
     let audioTrack = audio.map { AudioTrack(path: $0) }
     for (path, format) in zip(paths, formats) {

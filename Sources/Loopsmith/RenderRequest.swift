@@ -18,6 +18,8 @@ public struct RenderRequest: Sendable {
   public var still: Bool?
   /// Pixels per point.
   public var scale: Double?
+  /// The layout's screen in points (`--points`); nil keeps the effect's design.
+  public var points: (width: Int, height: Int)?
   public var outputs: [String] = []
   public var codec: String?
   public var crf: Int?

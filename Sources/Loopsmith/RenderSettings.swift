@@ -46,7 +46,7 @@ public struct RenderSetting: Sendable {
     case number(WritableKeyPath<RenderRequest, Double?>)
     case text(WritableKeyPath<RenderRequest, String?>)
     case toggle(WritableKeyPath<RenderRequest, Bool?>)
-    case size, outputs, appearance, palette
+    case size, points, outputs, appearance, palette
   }
 
   /// The long flag without its dashes (`bit-depth`).
@@ -87,8 +87,11 @@ public struct RenderSetting: Sendable {
     "output", short: "o", key: "outputs", .outputs, .outputs, placeholder: "path",
     help: "Output file; the extension picks the format (\(OutputFormat.extensionList); - is Y4M on stdout). Repeat for several.")
   static let size = RenderSetting(
-    "size", key: "size", .size, .size, placeholder: "WxH", default: "the effect's size at --scale",
-    help: "Video size in pixels.")
+    "size", key: "size", .size, .size, placeholder: "WxH", default: "the effect's design at --scale",
+    help: "Video size in pixels. Alone it keeps the effect's design in points and sets the scale: the shorter side keeps its points (540x960 of a 360x640 design is scale 1.5; 1080x1080 is a 360x360 pt screen at scale 3).")
+  static let points = RenderSetting(
+    "points", key: "points", .size, .points, placeholder: "WxH", default: "the effect's design: 360x640, voice orb 400x400, loader 96x96",
+    help: "The layout's screen in points, changed on purpose; with --size the scale is W / points W, alone the size is points x --scale.")
   public static let fps = RenderSetting(
     "fps", key: "fps", .integer(1...240), .integer(\.fps), placeholder: "n", default: "the seed's, 30 or 60",
     help: "Frames per second.")
@@ -104,7 +107,7 @@ public struct RenderSetting: Sendable {
     help: "Reduce Motion: time held at 0, no lightning, the voice orb brightening.")
   public static let scale = RenderSetting(
     "scale", key: "scale", .number(0...8, above: true), .number(\.scale), placeholder: "s",
-    default: "3: 1080x1920 is a 360x640 pt screen", help: "Pixels per point.")
+    default: "3, or what --size gives", help: "Pixels per point; with --size it changes the layout on purpose (1080x1920 at --scale 2 is a 540x960 pt screen).")
   static let audio = RenderSetting(
     "audio", key: "audio", .text, .text(\.audio), placeholder: "file", isFile: true,
     help: "Voice orb: a sound whose loudness drives the level frame by frame; muxed into the output (AAC in MP4, Opus in WebM).")
@@ -143,7 +146,9 @@ public struct RenderSetting: Sendable {
     help: "Render threads.")
   public static let encoderThreads = RenderSetting(
     "encoder-threads", key: nil, .integer(1...64), .integer(\.encoderThreads), placeholder: "n",
-    default: "min(threads, 4)", help: "Encoder threads, pinned so bytes repeat.")
+    default: "\(defaultEncoderThreads)", help: "Encoder threads; they change the bytes, so they never follow the cores or --jobs: one preset gives one sha256 on any machine.")
+  /// The encoder threads when none are given: fixed, so every runner writes the same bytes.
+  public static let defaultEncoderThreads = 4
   public static let x264Preset = RenderSetting(
     "x264-preset", key: "x264Preset", .choice(x264Presets), .text(\.x264Preset), placeholder: "name", default: "medium",
     help: "libx264 speed preset.")
@@ -154,8 +159,8 @@ public struct RenderSetting: Sendable {
 
   /// Every setting, in the order help lists them.
   public static let all: [RenderSetting] = [
-    output, size, fps, duration, time, still, scale, audio, levels, transition, rtl, appearance, palette, codec, crf,
-    bitDepth, background, maxSpeedChange, threads, encoderThreads, x264Preset, frames,
+    output, size, points, fps, duration, time, still, scale, audio, levels, transition, rtl, appearance, palette, codec,
+    crf, bitDepth, background, maxSpeedChange, threads, encoderThreads, x264Preset, frames,
   ]
 
   /// The row whose flag is `flag` (without dashes).
@@ -185,7 +190,7 @@ public struct RenderSetting: Sendable {
     case .choice(let names): "one of \(names.joined(separator: ", "))"
     case .text: "a string"
     case .toggle: "true or false"
-    case .size: "WxH in pixels, like 1080x1920"
+    case .size: field.isPoints ? "WxH in points, like 360x640" : "WxH in pixels, like 1080x1920"
     case .outputs: "a list of 1 to 16 file names"
     case .transition: "FROM:TO"
     }
@@ -250,7 +255,7 @@ public struct RenderSetting: Sendable {
     case .text, .transition: return .text(text)
     case .toggle: return .toggle(true)
     case .size:
-      let (w, h) = try parseSize(text, field: typed)
+      let (w, h) = try parseSize(text, field: typed, points: field.isPoints)
       return .size(width: w, height: h)
     case .outputs: return .texts([text])
     }
@@ -281,12 +286,12 @@ public struct RenderSetting: Sendable {
       return .toggle(n.boolValue)
     case .size:
       if let s = json as? String {
-        let (w, h) = try parseSize(s, field: field)
+        let (w, h) = try parseSize(s, field: field, points: self.field.isPoints)
         return .size(width: w, height: h)
       }
       guard let a = json as? [NSNumber], a.count == 2,
         a.allSatisfy({ !isBool($0) && $0.doubleValue == $0.doubleValue.rounded() && abs($0.doubleValue) < 1e6 })
-      else { throw fail("\"WxH\" or [width, height] in pixels") }
+      else { throw fail("\"WxH\" or [width, height] in \(self.field.isPoints ? "points" : "pixels")") }
       return .size(width: a[0].intValue, height: a[1].intValue)
     case .outputs:
       guard let a = json as? [String], !a.isEmpty, a.count <= 16 else { throw fail("a list of 1 to 16 file names") }
@@ -311,6 +316,7 @@ public struct RenderSetting: Sendable {
     case (.text(let p), .text(let s)): request[keyPath: p] = s
     case (.toggle(let p), .toggle(let b)): request[keyPath: p] = b
     case (.size, .size(let w, let h)): request.size = (w, h)
+    case (.points, .size(let w, let h)): request.points = (w, h)
     case (.outputs, .texts(let a)): request.outputs += a
     case (.appearance, .text(let s)): request.appearance = Appearance(rawValue: s.lowercased())
     case (.palette, .text(let s)): request.palette = PaletteVersion(rawValue: s.lowercased())
@@ -326,6 +332,7 @@ public struct RenderSetting: Sendable {
     case .text(let p): request[keyPath: p].map(SettingValue.text)
     case .toggle(let p): request[keyPath: p].map(SettingValue.toggle)
     case .size: request.size.map { .size(width: $0.width, height: $0.height) }
+    case .points: request.points.map { .size(width: $0.width, height: $0.height) }
     case .outputs: request.outputs.isEmpty ? nil : .texts(request.outputs)
     case .appearance: request.appearance.map { .text($0.rawValue) }
     case .palette: request.palette.map { .text($0.rawValue) }
@@ -340,11 +347,17 @@ public struct RenderSetting: Sendable {
     case .text(let p): if let v = source[keyPath: p] { target[keyPath: p] = v }
     case .toggle(let p): if let v = source[keyPath: p] { target[keyPath: p] = v }
     case .size: if let v = source.size { target.size = v }
+    case .points: if let v = source.points { target.points = v }
     case .outputs: if !source.outputs.isEmpty { target.outputs = source.outputs }
     case .appearance: if let v = source.appearance { target.appearance = v }
     case .palette: if let v = source.palette { target.palette = v }
     }
   }
+}
+
+extension RenderSetting.Field {
+  /// Whether the field is the layout's points rather than pixels.
+  var isPoints: Bool { if case .points = self { true } else { false } }
 }
 
 /// Whether a number from `JSONSerialization` was a JSON `true` or `false`.

@@ -7,6 +7,7 @@ enum BatchCommand {
     OptionSpec("jobs", short: "j", value: "n", "Presets rendered at once; each renders with max(1, cores / n) threads (default 1)."),
     OptionSpec("threads", value: "n", "Cores the jobs share (default: all)."),
     OptionSpec("force", "Render presets that are up to date too."),
+    OptionSpec("no-overwrite", short: "n", "A preset that would write over an existing file fails (exit 1, listed as failed); up-to-date presets are still skipped."),
     OptionSpec("dry-run", "List what would render and what is up to date; render nothing."),
     OptionSpec("shard", value: "K/N", "Render shard K of N: a stable, disjoint share of the presets by name."),
     OptionSpec("shards", value: "n", "The number of shards when the index comes from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX."),
@@ -46,6 +47,7 @@ enum BatchCommand {
     options.jobs = try parsed.int("jobs") ?? 1
     options.threads = try parsed.int("threads")
     options.force = parsed.has("force")
+    options.noOverwrite = parsed.has("no-overwrite")
     options.gallery = parsed.has("gallery")
     options.shard = try BatchShard.resolve(shard: parsed.last("shard"), shards: parsed.int("shards"), environment: environment)
     var overrides = RenderRequest()

@@ -33,7 +33,20 @@ enum ListCommand {
         text += "    \(p.name) = \(p.defaultValue)  (\(p.expected)) \(p.help)\n"
         params.append(["name": p.name, "default": p.defaultValue.description, "expected": p.expected, "help": p.help])
       }
-      effects.append(["name": info.name, "summary": info.summary, "parameters": params, "defaultDuration": job?.duration ?? 0, "defaultFPS": job?.fps ?? info.defaultFPS])
+      // Each weather's or voice state's own default loop, from the planner.
+      var loops: [[String: Any]] = []
+      if let choice = info.transition?.parameter, let spec = info.parameters.first(where: { $0.name == choice }),
+        case .choice(let names) = spec.kind
+      {
+        for name in names {
+          var r = request
+          r.parameters[choice] = .choice(name)
+          guard let j = try? r.job() else { continue }
+          text += "    \(choice) \(name): \(ParameterValue.format(j.duration)) s loop at \(j.fps) fps, \(j.frameCount) frames\n"
+          loops.append([choice: name, "duration": j.duration, "fps": j.fps, "frames": j.frameCount])
+        }
+      }
+      effects.append(["name": info.name, "loops": loops, "summary": info.summary, "parameters": params, "defaultDuration": job?.duration ?? 0, "defaultFPS": job?.fps ?? info.defaultFPS])
     }
     // The render settings, from the table the flags, presets and schema share.
     text += "\nSETTINGS (render flags; preset keys in brackets)\n"
@@ -47,17 +60,14 @@ enum ListCommand {
       settings.append(row)
     }
     var presets: [[String: Any]] = []
-    if let files = try? FileManager.default.contentsOfDirectory(atPath: "presets") {
-      let names = files.filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted()
-      if !names.isEmpty { text += "\nPRESETS (presets/)\n" }
-      for file in names {
-        let path = "presets/" + file
-        if let preset = try? Preset.load(path: path) {
-          text += "  \(preset.name)  —  \(preset.description ?? preset.request.effect ?? "")\n"
-          presets.append(["name": preset.name, "effect": preset.request.effect ?? "", "description": preset.description ?? ""])
-        } else {
-          text += "  \(file)  —  invalid (run 'loopsmith render \(path)' for the error)\n"
-        }
+    let found = PresetSearch.all()
+    if !found.isEmpty { text += "\nPRESETS (render NAME; from ./presets, LOOPSMITH_PRESETS, PREFIX/share/loopsmith/presets)\n" }
+    for (name, path) in found {
+      if let preset = try? Preset.load(path: path) {
+        text += "  \(preset.name)  —  \(preset.description ?? preset.request.effect ?? "")  (\(path))\n"
+        presets.append(["name": preset.name, "effect": preset.request.effect ?? "", "description": preset.description ?? "", "path": path])
+      } else {
+        text += "  \(name)  —  invalid (run 'loopsmith render \(path)' for the error)\n"
       }
     }
     if parsed.has("json") {
@@ -85,8 +95,11 @@ enum PlanCommand {
     let parsed = try ParsedArguments(args, specs: options)
     guard parsed.positionals.count == 1 else { throw InputError("plan needs one effect or preset file") }
     var base = RenderRequest()
-    if parsed.positionals[0].hasSuffix(".json") {
-      base = try Preset.load(path: parsed.positionals[0]).request
+    let target = parsed.positionals[0]
+    if !target.hasSuffix(".json"), !EffectRegistry.names.contains(target), let path = PresetSearch.find(target) {
+      base = try Preset.load(path: path).request
+    } else if target.hasSuffix(".json") {
+      base = try Preset.load(path: target).request
     } else {
       base.effect = parsed.positionals[0]
     }
@@ -98,8 +111,10 @@ enum PlanCommand {
       return 0
     }
     if parsed.has("json") {
-      let data = try JSONEncoder.sorted.encode(plan)
-      stdout.write(String(decoding: data, as: UTF8.self) + "\n")
+      // The plan, with the frame it was made for (its motions depend on the points).
+      var object = try JSONSerialization.jsonObject(with: JSONEncoder.sorted.encode(plan)) as? [String: Any] ?? [:]
+      for (key, value) in RenderCommand.frameSummary(job) { object[key] = value }
+      stdout.write(CLI.jsonString(object) + "\n")
       return 0
     }
     var out: String
@@ -109,6 +124,7 @@ enum PlanCommand {
     } else {
       out = "\(job.effectType.info.name): \(ParameterValue.format(plan.length)) s loop, \(job.frameCount) frames at \(job.fps) fps, largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
     }
+    out += "frame \(job.width)x\(job.height) px: \(RenderCommand.pointsText(job)) pt at scale \(ParameterValue.format(job.scale))\n"
     out += "LAYER".padding(toLength: 22, withPad: " ", startingAt: 0) + "MOTION".padding(toLength: 18, withPad: " ", startingAt: 0)
       + "STRATEGY".padding(toLength: 11, withPad: " ", startingAt: 0) + "RATE".padding(toLength: 12, withPad: " ", startingAt: 0)
       + "PLANNED".padding(toLength: 12, withPad: " ", startingAt: 0) + "CHANGE\n"

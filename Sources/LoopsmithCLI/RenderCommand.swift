@@ -22,6 +22,7 @@ enum RenderCommand {
   static let ownOptions = [
     OptionSpec("memory-limit", value: "size", "Memory for frames and encoders together, e.g. 8G (default: half the memory)."),
     OptionSpec("out-dir", value: "dir", "Folder for a preset's outputs (default renders)."),
+    OptionSpec("no-overwrite", short: "n", "Refuse to write over an existing output (exit 2)."),
     OptionSpec("null", "Render and convert every frame, write nothing: time the render alone (e.g. with time)."),
     OptionSpec("json", "Print a JSON summary on stdout."),
     OptionSpec("progress", value: "mode", "Progress on stderr: auto (a live line on a terminal, plain lines otherwise), plain, json (one object a line: frame, total, fps, eta, output), or none."),
@@ -32,7 +33,7 @@ enum RenderCommand {
     helpText(
       usage: "loopsmith render <effect | preset.json> [options]",
       overview: "Render one video loop or still.",
-      arguments: [("<effect | preset.json>", "\(EffectRegistry.names.joined(separator: ", ")), or a preset file.")],
+      arguments: [("<effect | preset.json>", "\(EffectRegistry.names.joined(separator: ", ")), a preset file, or a preset's name (found in ./presets, the folders of LOOPSMITH_PRESETS, then PREFIX/share/loopsmith/presets).")],
       options: options)
   }
 
@@ -50,7 +51,9 @@ enum RenderCommand {
         ? "render needs an effect or a preset file; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a .json file"
         : "render takes one effect or preset; got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
     }
-    let target = parsed.positionals[0]
+    var target = parsed.positionals[0]
+    // A name that is no effect may be a preset's (./presets, LOOPSMITH_PRESETS, the installed ones).
+    if !target.hasSuffix(".json"), !EffectRegistry.names.contains(target), let path = PresetSearch.find(target) { target = path }
     var base = RenderRequest()
     var outDir: String?
     var defaultOutputs: [String] = []
@@ -69,6 +72,9 @@ enum RenderCommand {
     // --null converts for the outputs given, or for Y4M when none is: nothing is opened.
     if discard && request.outputs.isEmpty { request.outputs = ["-"] }
     let job = try request.job(defaultOutputs: defaultOutputs)
+    if parsed.has("no-overwrite"), !discard, let existing = job.outputs.first(where: { $0.path != "-" && FileManager.default.fileExists(atPath: $0.path) }) {
+      throw InputError(RenderRequest.existsMessage(existing.path))
+    }
     if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
     let mode = parsed.has("quiet") ? .none : try ProgressMode.parse(parsed.last("progress")) ?? .auto
     let progress = ProgressReporter(sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "), mode: mode)
@@ -124,11 +130,20 @@ enum RenderCommand {
     return r
   }
 
+  /// The frame in pixels, the layout's points and the scale between them, for `--json` and `plan`.
+  static func frameSummary(_ job: RenderJob) -> [String: Any] {
+    ["size": "\(job.width)x\(job.height)", "points": pointsText(job), "scale": job.scale]
+  }
+
+  /// The layout's points as `WxH`, with decimals only where the scale leaves them.
+  static func pointsText(_ job: RenderJob) -> String {
+    "\(job.points.width.roundedText)x\(job.points.height.roundedText)"
+  }
+
   static func summary(_ job: RenderJob, _ result: RenderResult) -> [String: Any] {
     var out: [String: Any] = [
       "status": "ok",
       "effect": job.effectType.info.name,
-      "size": "\(job.width)x\(job.height)",
       "fps": job.fps,
       "frames": result.frames,
       "duration": job.duration,
@@ -139,6 +154,7 @@ enum RenderCommand {
         ["path": f.path, "frames": f.frames, "duration": f.duration, "bytes": f.bytes, "codec": f.codec.rawValue, "pixelFormat": f.pixelFormat]
       },
     ]
+    for (key, value) in frameSummary(job) { out[key] = value }
     if let t = job.transition {
       // The loops the clip joins: render them at the same size, fps and speed limit, without --duration.
       out["transition"] = ["from": t.from, "to": t.to, "change": t.change, "fromLoop": t.fromLoop, "toLoop": t.toLoop]

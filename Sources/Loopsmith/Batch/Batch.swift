@@ -17,6 +17,9 @@ public struct BatchOptions: Sendable {
   /// Applied to every preset (`--size`, `--scale`, `--fps`, `--duration`), for tests and CI.
   public var overrides = RenderRequest()
   public var gallery = false
+  /// `-n`: a preset that would write over an existing file fails instead (up-to-date presets are
+  /// still skipped: they write nothing).
+  public var noOverwrite = false
 
   public init(inputs: [String], outDir: String) { (self.inputs, self.outDir) = (inputs, outDir) }
 }
@@ -36,6 +39,9 @@ public struct BatchEntry: Sendable, Equatable {
   public var codecs: String?
   public var width = 0
   public var height = 0
+  /// The layout's screen in points (`WxH`) and the pixels per point it was drawn at.
+  public var points: String?
+  public var scale: Double?
   public var frames = 0
   public var duration = 0.0
   public var bytes: Int64 = 0
@@ -59,6 +65,8 @@ public struct BatchEntry: Sendable, Equatable {
     if status != .failed {
       o["width"] = width
       o["height"] = height
+      if let points { o["points"] = points }
+      if let scale { o["scale"] = scale }
       o["frames"] = frames
       o["duration"] = duration
       o["bytes"] = bytes
@@ -79,6 +87,8 @@ public struct BatchEntry: Sendable, Equatable {
     codecs = o["codecs"] as? String
     width = o["width"] as? Int ?? 0
     height = o["height"] as? Int ?? 0
+    points = o["points"] as? String
+    scale = o["scale"] as? Double
     frames = o["frames"] as? Int ?? 0
     duration = o["duration"] as? Double ?? 0
     bytes = (o["bytes"] as? NSNumber)?.int64Value ?? 0
@@ -272,7 +282,6 @@ public enum Batch {
       prepared.outputs = names
       request.outputs = names.map { (options.outDir as NSString).appendingPathComponent($0) }
       request.threads = threads
-      request.encoderThreads = min(threads, 4)
       let job = try request.job()
       prepared.job = job
       prepared.request = request
@@ -450,6 +459,9 @@ public enum Batch {
       }
       return kept
     }
+    if options.noOverwrite, let existing = job.outputs.first(where: { FileManager.default.fileExists(atPath: $0.path) }) {
+      return failed(RenderRequest.existsMessage(existing.path))
+    }
     do {
       let result = try RenderPipeline.run(job)
       if options.gallery { Gallery.tryPoster(p, dir: dir) }
@@ -462,6 +474,8 @@ public enum Batch {
         e.codec = file.codec.rawValue
         e.width = settings.width
         e.height = settings.height
+        e.points = "\(job.points.width.roundedText)x\(job.points.height.roundedText)"
+        e.scale = job.scale
         e.frames = file.frames
         e.duration = file.duration
         e.bytes = file.bytes
