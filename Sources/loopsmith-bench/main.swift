@@ -125,7 +125,7 @@ func job(_ c: Case, frames: Int, output: String, threads: Int, scale: Double? = 
   for (k, v) in c.parameters { r.parameters[k] = try type.info.parameter(named: k)!.parse(v) }
   r.size = c.size
   r.threads = threads
-  r.encoderThreads = min(cores, 4)  // what the CLI picks for an all-cores render
+  r.encoderThreads = RenderSetting.defaultEncoderThreads  // what the CLI picks on any machine
   r.outputs = [output]
   // The default loop, cut to its first frames: weather's loops are whole multiples of 6 s.
   return try r.job().prefix(frames)
@@ -466,7 +466,7 @@ let notes = """
   run right after ours; x skia = @1x / skia. roof%: @1x as a share of the memory roofline, the f/s that
   \(f1(bandwidthAll)) GB/s (a copy loop on \(cores) threads; \(f1(bandwidth1)) on one) allows for the 33.5 bytes a pixel a frame moves
   at least (the float frame written and read once, the YUV samples written).
-  r+e: render and encode together (H.264 medium crf 18 / VP9 crf 30, \(min(cores, 4)) encoder threads); enc: the same
+  r+e: render and encode together (H.264 medium crf 18 / VP9 crf 30, \(RenderSetting.defaultEncoderThreads) encoder threads); enc: the same
   frames, rendered beforehand, through the same writer alone; median of \(encodeRuns) run(s) of \(encodeFrames) frames.
   ratio = r+e time / enc time; cpu x = r+e CPU / enc CPU, the work rendering adds.
   MB: peak resident memory (MB) of a CLI render of 10 s (weather 12 s) / 60 s at 5 frames/s, --null and to MP4;
