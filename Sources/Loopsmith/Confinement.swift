@@ -12,7 +12,9 @@ enum Confinement {
   /// `file` is the file `value` was read from, for the message.
   static func path(_ value: String, in folder: String, field: String, file: String) throws -> String {
     func refuse(_ rule: String) -> InputError {
-      InputError("\(file): '\(field)': \(rule); expected a relative path inside \(folder.isEmpty ? "the current folder" : folder)")
+      InputError(
+        "\(file): '\(field)': \(rule); expected a relative path inside \(folder.isEmpty ? "the current folder" : folder)"
+      )
     }
     guard !value.isEmpty else { throw refuse("an empty path") }
     guard !value.contains("\0") else { throw refuse("a path with a NUL character") }
@@ -22,7 +24,9 @@ enum Confinement {
     let base = folder.isEmpty ? "." : folder
     let joined = (folder as NSString).appendingPathComponent(value)
     // Checked from `base`, so a preset in the current folder ("p.json") resolves "a.csv" as "./a.csv".
-    guard isInside((base as NSString).appendingPathComponent(value), folder: base) else { throw refuse("a path that leaves the folder through a symbolic link") }
+    guard isInside((base as NSString).appendingPathComponent(value), folder: base) else {
+      throw refuse("a path that leaves the folder through a symbolic link")
+    }
     return joined
   }
 
@@ -40,7 +44,9 @@ enum Confinement {
     var head = path
     var tail: [String] = []
     while true {
-      if let real = realPath(head) { return ([real] + tail.reversed()).joined(separator: "/").replacingOccurrences(of: "//", with: "/") }
+      if let real = realPath(head) {
+        return ([real] + tail.reversed()).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
+      }
       let last = (head as NSString).lastPathComponent
       let parent = (head as NSString).deletingLastPathComponent
       if parent == head || parent.isEmpty { return path }

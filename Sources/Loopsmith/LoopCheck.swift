@@ -52,7 +52,8 @@ public struct LoopCheck: Sendable {
       guard let f = try other.nextFrame() else { throw RenderFailure("\(next): no frames could be decoded") }
       lumaPlane(f, into: &seamTarget)
       guard seamTarget.count == previous.count else {
-        throw InputError("--then \(next): \(other.info.width)x\(other.info.height) does not match \(info.width)x\(info.height)")
+        throw InputError(
+          "--then \(next): \(other.info.width)x\(other.info.height) does not match \(info.width)x\(info.height)")
       }
       if let g = try other.nextFrame() {
         lumaPlane(g, into: &current)
@@ -74,12 +75,22 @@ public struct LoopCheck: Sendable {
     if hi < 0.2 {
       // Nearly still at the seam: pass when the seam is no bigger than the largest step anywhere.
       if seam > max(maxStep, 0.2) {
-        failures.append(String(format: "seam step %.3f is larger than every step of a nearly still loop (largest %.3f)", seam, maxStep))
+        failures.append(
+          String(
+            format: "seam step %.3f is larger than every step of a nearly still loop (largest %.3f)", seam, maxStep))
       }
     } else if seam > maxRatio * hi {
-      failures.append(String(format: "seam ratio %.2f: the step from the last frame to the first (%.3f) is above %.1f x %@: the loop jumps at the seam", ratio, seam, maxRatio, neighbours))
+      failures.append(
+        String(
+          format:
+            "seam ratio %.2f: the step from the last frame to the first (%.3f) is above %.1f x %@: the loop jumps at the seam",
+          ratio, seam, maxRatio, neighbours))
     } else if next == nil, lo >= 0.2, seam < 0.5 * lo {
-      failures.append(String(format: "seam ratio %.2f: the step from the last frame to the first (%.3f) is below half %@: the last frame repeats the first (a stall)", ratio, seam, neighbours))
+      failures.append(
+        String(
+          format:
+            "seam ratio %.2f: the step from the last frame to the first (%.3f) is below half %@: the last frame repeats the first (a stall)",
+          ratio, seam, neighbours))
     }
     if count != info.frameCount { failures.append("decoded \(count) frames but the stream holds \(info.frameCount)") }
     let fps = info.frameRate.value
@@ -101,8 +112,9 @@ public struct LoopCheck: Sendable {
     if let nextInfo, nextInfo.frameRate != info.frameRate {
       failures.append("--then: frame rate \(nextInfo.frameRate) does not match \(info.frameRate)")
     }
-    return LoopCheck(path: path, info: info, frames: count, seamStep: seam, neighbourStep: reference, maxStep: maxStep,
-                     seamRatio: ratio, failures: failures)
+    return LoopCheck(
+      path: path, info: info, frames: count, seamStep: seam, neighbourStep: reference, maxStep: maxStep,
+      seamRatio: ratio, failures: failures)
   }
 
   /// BT.709 luma of straight RGB in 8-bit code values, per pixel.

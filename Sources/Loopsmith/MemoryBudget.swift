@@ -50,7 +50,9 @@ public enum MemoryBudget {
     return audio + videoEncoderBytes(settings, pixels: pixels, frames: frames, fixed: fixed)
   }
 
-  private static func videoEncoderBytes(_ settings: OutputSettings, pixels: UInt64, frames: UInt64, fixed: UInt64) -> UInt64 {
+  private static func videoEncoderBytes(
+    _ settings: OutputSettings, pixels: UInt64, frames: UInt64, fixed: UInt64
+  ) -> UInt64 {
     switch settings.codec {
     case .h264:
       let slow = ["slow", "slower", "veryslow", "placebo"].contains(settings.x264Preset)

@@ -8,7 +8,8 @@ import Video
 public struct Preset: Sendable {
   public static let version = 1
   /// Every key a preset may hold: its own, then the render settings' (`RenderSetting.all`).
-  public static let keys = ["$schema", "version", "description", "effect", "parameters"] + RenderSetting.all.compactMap(\.presetKey)
+  public static let keys =
+    ["$schema", "version", "description", "effect", "parameters"] + RenderSetting.all.compactMap(\.presetKey)
 
   public var name: String
   public var path: String
@@ -33,25 +34,37 @@ public struct Preset: Sendable {
 
   /// Decodes preset JSON.
   public static func decode(_ data: Data, name: String, path: String) throws -> Preset {
-    guard String(data: data, encoding: .utf8) != nil else { throw InputError("\(path): not UTF-8 text; expected a JSON object") }
+    guard String(data: data, encoding: .utf8) != nil else {
+      throw InputError("\(path): not UTF-8 text; expected a JSON object")
+    }
     try StrictJSON.check(data, file: path)
     let json: Any
     do {
       json = try JSONSerialization.jsonObject(with: data, options: [])
     } catch {
-      throw InputError("\(path): not valid JSON (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "parse error")); expected a JSON object")
+      throw InputError(
+        "\(path): not valid JSON (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "parse error")); expected a JSON object"
+      )
     }
-    guard let object = json as? [String: Any] else { throw InputError("\(path): expected a JSON object at the top level") }
+    guard let object = json as? [String: Any] else {
+      throw InputError("\(path): expected a JSON object at the top level")
+    }
     func fail(_ key: String, _ expected: String) -> InputError {
       InputError("\(path): '\(key)': expected \(expected)")
     }
     for key in object.keys.sorted() where !keys.contains(key) {
       // A parameter of the effect put beside "effect" instead of inside "parameters".
-      if let effect = object["effect"] as? String, let type = try? RenderRequest.effectType(effect), type.info.parameter(named: key) != nil {
-        throw InputError("\(path): unknown key '\(key)'; it is a parameter of \(type.info.name): expected it inside \"parameters\", as \"parameters\": {\"\(key)\": ...}")
+      if let effect = object["effect"] as? String, let type = try? RenderRequest.effectType(effect),
+        type.info.parameter(named: key) != nil
+      {
+        throw InputError(
+          "\(path): unknown key '\(key)'; it is a parameter of \(type.info.name): expected it inside \"parameters\", as \"parameters\": {\"\(key)\": ...}"
+        )
       }
       if let owner = EffectRegistry.all.first(where: { $0.info.parameter(named: key) != nil }) {
-        throw InputError("\(path): unknown key '\(key)'; it is a parameter of \(owner.info.name), not a preset key: expected it inside \"parameters\"")
+        throw InputError(
+          "\(path): unknown key '\(key)'; it is a parameter of \(owner.info.name), not a preset key: expected it inside \"parameters\""
+        )
       }
       let hint = didYouMean(key, in: keys)
       throw InputError("\(path): unknown key '\(key)'.\(hint)")
@@ -80,19 +93,26 @@ public struct Preset: Sendable {
       var value = try setting.decode(json, field: "\(path): '\(key)'")
       if case .texts(let names) = value {
         for o in names where o.contains("/") || o.hasPrefix(".") || o.isEmpty {
-          throw InputError("\(path): '\(key)': '\(o)' must be a plain file name (no folders), written beside the preset's other outputs")
+          throw InputError(
+            "\(path): '\(key)': '\(o)' must be a plain file name (no folders), written beside the preset's other outputs"
+          )
         }
       }
       // Files a preset names sit beside it, confined to the preset's folder.
       if setting.isFile, case .text(let file) = value {
-        value = .text(try Confinement.path(file, in: (path as NSString).deletingLastPathComponent, field: key, file: path))
+        value = .text(
+          try Confinement.path(file, in: (path as NSString).deletingLastPathComponent, field: key, file: path))
       }
       setting.write(value, into: &r)
     }
     if let v = object["parameters"] {
-      guard let params = v as? [String: Any] else { throw fail("parameters", "an object of parameter names and values") }
+      guard let params = v as? [String: Any] else {
+        throw fail("parameters", "an object of parameter names and values")
+      }
       let type: any Effect.Type
-      do { type = try RenderRequest.effectType(effect) } catch let e as InputError { throw InputError("\(path): 'effect': \(e)") }
+      do { type = try RenderRequest.effectType(effect) } catch let e as InputError {
+        throw InputError("\(path): 'effect': \(e)")
+      }
       for key in params.keys.sorted() {
         guard let spec = type.info.parameter(named: key) else {
           let names = type.info.parameters.map(\.name)
@@ -102,7 +122,9 @@ public struct Preset: Sendable {
         do {
           r.parameters[key] = try parameterValue(params[key]!, spec: spec)
         } catch let e as ParameterError {
-          throw InputError("\(path): 'parameters.\(key)': \(e.given.isEmpty ? "" : "'\(e.given)' is not valid; ")expected \(e.expected)")
+          throw InputError(
+            "\(path): 'parameters.\(key)': \(e.given.isEmpty ? "" : "'\(e.given)' is not valid; ")expected \(e.expected)"
+          )
         }
       }
     }
@@ -139,7 +161,9 @@ public struct Preset: Sendable {
 package func parseSize(_ text: String, field: String, points: Bool = false) throws -> (Int, Int) {
   let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
   guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
-    throw InputError("\(field): '\(text)' is not valid; expected \(points ? "WxH in points, like 360x640" : "WxH in pixels, like 1080x1920")")
+    throw InputError(
+      "\(field): '\(text)' is not valid; expected \(points ? "WxH in points, like 360x640" : "WxH in pixels, like 1080x1920")"
+    )
   }
   return (w, h)
 }

@@ -7,7 +7,8 @@ extension RenderJob {
   /// each output starts a fresh encoder at A and is timed from 0, and carries the range so that
   /// `join` can put the segments back in order (`FrameSegment`).
   public func segment(_ text: String) throws -> RenderJob {
-    let expected = "A:B, whole frame numbers with 0 <= A < B <= \(frameCount) (the frames in this \(transition == nil ? "loop" : "clip")), B exclusive, or K/N, part K of N equal parts"
+    let expected =
+      "A:B, whole frame numbers with 0 <= A < B <= \(frameCount) (the frames in this \(transition == nil ? "loop" : "clip")), B exclusive, or K/N, part K of N equal parts"
     guard fixedTime == nil, outputs.allSatisfy({ $0.format.isAnimated }) else {
       throw InputError("--frames: a still has one frame; expected a video loop or transition clip")
     }

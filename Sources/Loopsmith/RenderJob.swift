@@ -137,14 +137,17 @@ extension RenderRequest {
   /// The effect named by `effect`.
   private func checkedEffectType() throws -> any Effect.Type {
     guard let name = effect else {
-      throw InputError("no effect given; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a preset file")
+      throw InputError(
+        "no effect given; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a preset file")
     }
     return try RenderRequest.effectType(name)
   }
 
   /// The parameters, each checked against the effect's table, and the transition's pair when
   /// there is one (its sequence set to the pair, its step lengths set once the clip's length is known).
-  private func effectValues(of type: any Effect.Type) throws
+  private func effectValues(
+    of type: any Effect.Type
+  ) throws
     -> (pair: (from: String, to: String)?, given: [String: ParameterValue])
   {
     let info = type.info
@@ -154,7 +157,9 @@ extension RenderRequest {
     }
     let pair = try transition.map { try Self.transitionPair($0, of: type, given: given) }
     if pair != nil, levels != nil || audio != nil {
-      throw InputError("\(levels != nil ? "--levels" : "--audio"): a transition clip holds one --level for both states, as their loops do; remove it")
+      throw InputError(
+        "\(levels != nil ? "--levels" : "--audio"): a transition clip holds one --level for both states, as their loops do; remove it"
+      )
     }
     if let pair {
       given[info.transition!.parameter] = .choice(pair.from)
@@ -171,7 +176,9 @@ extension RenderRequest {
     if let s = self.scale { try checkScale(s) }
     if let p = points {
       guard p.width > 0, p.height > 0, p.width <= Limits.maxSide, p.height <= Limits.maxSide else {
-        throw InputError("--points: \(p.width)x\(p.height) is not valid; expected WxH in points with each side from 1 to \(Limits.maxSide)")
+        throw InputError(
+          "--points: \(p.width)x\(p.height) is not valid; expected WxH in points with each side from 1 to \(Limits.maxSide)"
+        )
       }
     }
     let width: Int, height: Int, scale: Double
@@ -183,7 +190,9 @@ extension RenderRequest {
       let fits = abs(Double(p.height) * scale - Double(height)) <= 1
       if !fits || given.map({ abs($0 - scale) > 1e-9 * scale }) == true {
         let scaleText = given.map { " and --scale \(ParameterValue.format($0))" } ?? ""
-        throw InputError("--size \(width)x\(height), --points \(p.width)x\(p.height)\(scaleText) disagree; expected a size that is the points times one scale (here \(ParameterValue.format(scale)) x \(p.height) = \(ParameterValue.format(Double(p.height) * scale)) pixels high), or only two of them")
+        throw InputError(
+          "--size \(width)x\(height), --points \(p.width)x\(p.height)\(scaleText) disagree; expected a size that is the points times one scale (here \(ParameterValue.format(scale)) x \(p.height) = \(ParameterValue.format(Double(p.height) * scale)) pixels high), or only two of them"
+        )
       }
     case (let size?, nil, let given?):
       ((width, height), scale) = (size, given)
@@ -198,8 +207,11 @@ extension RenderRequest {
       width = Int((info.defaultSize.width * scale).rounded())
       height = Int((info.defaultSize.height * scale).rounded())
     }
-    guard width > 0, height > 0, width <= Limits.maxSide, height <= Limits.maxSide, width * height <= Limits.maxPixels else {
-      throw InputError("--size: \(width)x\(height) is not valid; expected WxH with each side from 1 to \(Limits.maxSide) and at most \(Limits.maxPixels) pixels")
+    guard width > 0, height > 0, width <= Limits.maxSide, height <= Limits.maxSide, width * height <= Limits.maxPixels
+    else {
+      throw InputError(
+        "--size: \(width)x\(height) is not valid; expected WxH with each side from 1 to \(Limits.maxSide) and at most \(Limits.maxPixels) pixels"
+      )
     }
     // A scale --size derives is not the flag's range (a 96 pt loader at 1080x1080 is scale 11.25),
     // and always a normal Float: at least 1 pixel over at most Limits.maxSide points.
@@ -211,7 +223,8 @@ extension RenderRequest {
     try RenderSetting.scale.check(scale)
     // Drawing takes the scale as a Float: 1e-45 would arrive as 0 (or a subnormal, which is no scale).
     guard Float(scale).isNormal else {
-      throw InputError("--scale: '\(ParameterValue.format(scale))' is not valid; expected \(RenderSetting.scale.expected)")
+      throw InputError(
+        "--scale: '\(ParameterValue.format(scale))' is not valid; expected \(RenderSetting.scale.expected)")
     }
   }
 
@@ -238,7 +251,9 @@ extension RenderRequest {
     try Self.refuseRepeatedOutputs(paths)
     let formats = try paths.map { path -> OutputFormat in
       guard let f = OutputFormat(path: path) else {
-        throw InputError("-o: '\(path)' has no known extension; expected one of \(OutputFormat.allCases.map { "." + $0.rawValue }.joined(separator: ", ")) or '-'")
+        throw InputError(
+          "-o: '\(path)' has no known extension; expected one of \(OutputFormat.allCases.map { "." + $0.rawValue }.joined(separator: ", ")) or '-'"
+        )
       }
       return f
     }
@@ -252,7 +267,8 @@ extension RenderRequest {
   /// The moment a still shows (`--time`, or 0), or nil for a loop, which `--time` does not take.
   private func stillTime(isStill: Bool) throws -> Double? {
     if !isStill, time != nil {
-      throw InputError("--time: shows one moment in a still (.png); for a loop use --duration, and --still for the Reduce Motion loop")
+      throw InputError(
+        "--time: shows one moment in a still (.png); for a loop use --duration, and --still for the Reduce Motion loop")
     }
     if isStill, transition != nil {
       throw InputError("--transition: makes a clip; expected an animated output (.mp4, .webm, ...), not a still")
@@ -278,7 +294,8 @@ extension RenderRequest {
         backgroundColor = c.resolved(environment)
         keepAlpha = false
       } else {
-        throw InputError("--background: '\(bg)' is not valid; expected transparent, #RRGGBB, #RRGGBBAA or a system color name")
+        throw InputError(
+          "--background: '\(bg)' is not valid; expected transparent, #RRGGBB, #RRGGBBAA or a system color name")
       }
     }
     let codec = try self.codec.map { name -> VideoCodec in
@@ -287,7 +304,8 @@ extension RenderRequest {
       }
       return c
     }
-    let encoderThreads = try RenderSetting.encoderThreads.check(self.encoderThreads ?? RenderSetting.defaultEncoderThreads)
+    let encoderThreads = try RenderSetting.encoderThreads.check(
+      self.encoderThreads ?? RenderSetting.defaultEncoderThreads)
     let x264Preset = try RenderSetting.x264Preset.check(self.x264Preset ?? "medium")
     let audioTrack = audio.map { AudioTrack(path: $0) }
     for (path, format) in zip(paths, formats) {
@@ -340,7 +358,8 @@ extension RenderRequest {
     guard encoderBytes + bytesPerThread <= budget else {
       let limit = memoryLimit == nil ? "the default memory budget (half the memory)" : "the memory budget"
       throw InputError(
-        "--memory-limit: \(width)x\(height) with \(settings.count) output\(settings.count == 1 ? "" : "s") needs \(MemoryBudget.describe(encoderBytes + bytesPerThread)) (encoders \(MemoryBudget.describe(encoderBytes)), one render thread \(MemoryBudget.describe(bytesPerThread))); \(limit) is \(MemoryBudget.describe(budget)): raise it with --memory-limit, or use fewer outputs or a smaller size")
+        "--memory-limit: \(width)x\(height) with \(settings.count) output\(settings.count == 1 ? "" : "s") needs \(MemoryBudget.describe(encoderBytes + bytesPerThread)) (encoders \(MemoryBudget.describe(encoderBytes)), one render thread \(MemoryBudget.describe(bytesPerThread))); \(limit) is \(MemoryBudget.describe(budget)): raise it with --memory-limit, or use fewer outputs or a smaller size"
+      )
     }
     return Int(min(UInt64(threads), (budget - encoderBytes) / bytesPerThread))
   }
@@ -350,24 +369,30 @@ extension RenderRequest {
     type: any Effect.Type, values: ParameterValues, environment: RenderEnvironment, width: Int, height: Int,
     scale: Double, fps: Int, duration: Double?, maxChange: Double
   ) throws -> LoopPlan {
-    let motions = recordMotions(type: type, values: values, environment: environment, width: width, height: height, scale: scale)
+    let motions = recordMotions(
+      type: type, values: values, environment: environment, width: width, height: height, scale: scale)
     let quantum = type.loopQuantum(for: values)
     let length = try duration ?? defaultLength(motions: motions, fps: fps, quantum: quantum, maxChange: maxChange)
     do {
-      return try LoopPlanner.plan(motions: motions, length: length, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)
+      return try LoopPlanner.plan(
+        motions: motions, length: length, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)
     } catch let error as LoopPlanError {
       throw InputError("--duration: \(error)")
     }
   }
 
   /// `FROM:TO`, each a value of the effect's transition parameter, checked.
-  private static func transitionPair(_ text: String, of type: any Effect.Type, given: [String: ParameterValue]) throws
+  private static func transitionPair(
+    _ text: String, of type: any Effect.Type, given: [String: ParameterValue]
+  ) throws
     -> (from: String, to: String)
   {
     let info = type.info
     guard let spec = info.transition else {
       let able = EffectRegistry.all.filter { $0.info.transition != nil }.map { $0.info.name }
-      throw InputError("--transition: \(info.name) has nothing to change between; only \(able.joined(separator: " and ")) make transition clips")
+      throw InputError(
+        "--transition: \(info.name) has nothing to change between; only \(able.joined(separator: " and ")) make transition clips"
+      )
     }
     let choice = try RenderRequest.parameter(spec.parameter, of: type)
     let names = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
@@ -419,7 +444,8 @@ extension RenderRequest {
     } else {
       // One clock for both: the clip must hold whole loops, and the loops must move alike.
       guard fromPlan.length == toPlan.length, fromPlan.rows == toPlan.rows else {
-        throw InputError("--transition: the \(from) and \(to) loops move differently; no clip of whole loops joins them")
+        throw InputError(
+          "--transition: the \(from) and \(to) loops move differently; no clip of whole loops joins them")
       }
       quantum = fromPlan.length
     }
@@ -429,20 +455,24 @@ extension RenderRequest {
     if let duration {
       guard whole(duration / quantum), duration >= shortest - 1e-9 else {
         let fits = max((shortest / quantum - 1e-9).rounded(.up), 1) * quantum
-        throw InputError("--duration: a \(info.name) transition lasts a whole multiple of \(ParameterValue.format(quantum)) s, at least \(ParameterValue.format(shortest)) s; expected \(ParameterValue.format(fits)) or a multiple of it")
+        throw InputError(
+          "--duration: a \(info.name) transition lasts a whole multiple of \(ParameterValue.format(quantum)) s, at least \(ParameterValue.format(shortest)) s; expected \(ParameterValue.format(fits)) or a multiple of it"
+        )
       }
       length = duration
     } else {
       length = max((shortest / quantum - 1e-9).rounded(.up), 1) * quantum
     }
     guard whole(length * Double(fps)) else {
-      throw InputError("--fps: a \(ParameterValue.format(length)) s transition at \(fps) fps is not a whole number of frames")
+      throw InputError(
+        "--fps: a \(ParameterValue.format(length)) s transition at \(fps) fps is not a whole number of frames")
     }
     let change = (length - spec.settle) / 2
     var given = values.values
     given["sequence"] = try RenderRequest.parameter("sequence", of: type)
       .parse("\(from):\(ParameterValue.format(change)),\(to):\(ParameterValue.format(length - change))")
-    let plan = spec.ownClocks ? LoopPlan.clip(length: length, fps: fps, parts: [(from, fromPlan), (to, toPlan)]) : fromPlan
+    let plan =
+      spec.ownClocks ? LoopPlan.clip(length: length, fps: fps, parts: [(from, fromPlan), (to, toPlan)]) : fromPlan
     return (
       plan, length, ParameterValues(specs: info.parameters, given: given),
       RenderJob.Transition(from: from, to: to, change: change, fromLoop: fromPlan.length, toLoop: toPlan.length)
@@ -453,7 +483,8 @@ extension RenderRequest {
   private func levelTrack(for type: any Effect.Type, fps: Int, frameCount: Int) throws -> LevelTrack? {
     guard levels != nil || audio != nil else { return nil }
     guard type.followsLevels else {
-      throw InputError("\(levels != nil ? "--levels" : "--audio"): only the voice-orb effect follows a level; got \(type.info.name)")
+      throw InputError(
+        "\(levels != nil ? "--levels" : "--audio"): only the voice-orb effect follows a level; got \(type.info.name)")
     }
     if let path = levels {
       // A regular file under 16 MiB, opened once (a FIFO or /dev/zero would hang or be read whole).
@@ -463,8 +494,12 @@ extension RenderRequest {
       } catch let e as VideoError {
         throw InputError("--levels: \(e)")
       }
-      guard !data.isEmpty else { throw InputError("--levels: \(path): empty file; expected a JSON or CSV file of time and level") }
-      guard let text = String(data: data, encoding: .utf8) else { throw InputError("--levels: \(path): not UTF-8 text") }
+      guard !data.isEmpty else {
+        throw InputError("--levels: \(path): empty file; expected a JSON or CSV file of time and level")
+      }
+      guard let text = String(data: data, encoding: .utf8) else {
+        throw InputError("--levels: \(path): not UTF-8 text")
+      }
       if path.lowercased().hasSuffix(".json") {
         guard let rows = (try? JSONSerialization.jsonObject(with: data)) as? [[Double]], !rows.isEmpty,
           rows.allSatisfy({ $0.count == 2 && $0[0].isFinite && $0[1].isFinite })
@@ -476,7 +511,9 @@ extension RenderRequest {
         throw InputError("--levels: \(path): \(error); expected CSV lines of seconds,level")
       }
       // A header alone parses to no levels, which would draw silence without a word.
-      guard !track.levels.isEmpty else { throw InputError("--levels: \(path): no levels; expected CSV lines of seconds,level") }
+      guard !track.levels.isEmpty else {
+        throw InputError("--levels: \(path): no levels; expected CSV lines of seconds,level")
+      }
       return track
     }
     let path = audio!
@@ -516,11 +553,14 @@ extension RenderRequest {
       let t = try LoopPlanner.defaultLength(
         motions: motions, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum,
         maxLength: max(120, quantum ?? 0), maxLengthWithoutCrossfade: 30)
-      let plan = try LoopPlanner.plan(motions: motions, length: t, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)
+      let plan = try LoopPlanner.plan(
+        motions: motions, length: t, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)
       if plan.crossfades && t < 12 {
         let q = quantum ?? 1
         let longer = (12 / q).rounded(.up) * q
-        if (try? LoopPlanner.plan(motions: motions, length: longer, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)) != nil {
+        if (try? LoopPlanner.plan(
+          motions: motions, length: longer, fps: fps, maxSpeedChange: maxChange, lengthQuantum: quantum)) != nil
+        {
           return longer
         }
       }

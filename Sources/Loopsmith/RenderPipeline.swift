@@ -111,7 +111,8 @@ public enum RenderPipeline {
   /// Draws the frames GIF writers cut their palette from (a few, spread over the loop) and hands
   /// them over before the first frame is encoded, so the palette holds the whole loop's colours.
   /// Rendering is deterministic, so these frames equal the ones encoded later; memory stays flat.
-  private static func samplePalettes(job: RenderJob, writers: [VideoWriter], shared: SharedRender, threads: Int) throws {
+  private static func samplePalettes(job: RenderJob, writers: [VideoWriter], shared: SharedRender, threads: Int) throws
+  {
     // Every output of a job has the job's frame count, so the writers that sample ask for the same frames.
     let sampling = writers.indices.filter { !writers[$0].paletteSampleFrames.isEmpty }
     guard let firstSampling = sampling.first else { return }

@@ -73,7 +73,9 @@ public struct RenderSetting: Sendable {
     default defaultText: String? = nil, note: String? = nil, isFile: Bool = false, help: String
   ) {
     (self.flag, self.short, self.presetKey, self.kind, self.field) = (flag, short, key, kind, field)
-    (self.placeholder, self.defaultText, self.note, self.isFile, self.help) = (placeholder, defaultText, note, isFile, help)
+    (self.placeholder, self.defaultText, self.note, self.isFile, self.help) = (
+      placeholder, defaultText, note, isFile, help
+    )
   }
 
   // MARK: - The table
@@ -85,13 +87,20 @@ public struct RenderSetting: Sendable {
 
   static let output = RenderSetting(
     "output", short: "o", key: "outputs", .outputs, .outputs, placeholder: "path",
-    help: "Output file; the extension picks the format (\(OutputFormat.extensionList); - is Y4M on stdout). Repeat for several.")
+    help:
+      "Output file; the extension picks the format (\(OutputFormat.extensionList); - is Y4M on stdout). Repeat for several."
+  )
   static let size = RenderSetting(
     "size", key: "size", .size, .size, placeholder: "WxH", default: "the effect's design at --scale",
-    help: "Video size in pixels. Alone it keeps the effect's design in points and sets the scale: the shorter side keeps its points (540x960 of a 360x640 design is scale 1.5; 1080x1080 is a 360x360 pt screen at scale 3).")
+    help:
+      "Video size in pixels. Alone it keeps the effect's design in points and sets the scale: the shorter side keeps its points (540x960 of a 360x640 design is scale 1.5; 1080x1080 is a 360x360 pt screen at scale 3)."
+  )
   static let points = RenderSetting(
-    "points", key: "points", .size, .points, placeholder: "WxH", default: "the effect's design: 360x640, voice orb 400x400, loader 96x96",
-    help: "The layout's screen in points, changed on purpose; with --size the scale is W / points W, alone the size is points x --scale.")
+    "points", key: "points", .size, .points, placeholder: "WxH",
+    default: "the effect's design: 360x640, voice orb 400x400, loader 96x96",
+    help:
+      "The layout's screen in points, changed on purpose; with --size the scale is W / points W, alone the size is points x --scale."
+  )
   public static let fps = RenderSetting(
     "fps", key: "fps", .integer(1...240), .integer(\.fps), placeholder: "n", default: "the seed's, 30 or 60",
     help: "Frames per second.")
@@ -107,16 +116,22 @@ public struct RenderSetting: Sendable {
     help: "Reduce Motion: time held at 0, no lightning, the voice orb brightening.")
   public static let scale = RenderSetting(
     "scale", key: "scale", .number(0...8, above: true), .number(\.scale), placeholder: "s",
-    default: "3, or what --size gives", help: "Pixels per point; with --size it changes the layout on purpose (1080x1920 at --scale 2 is a 540x960 pt screen).")
+    default: "3, or what --size gives",
+    help:
+      "Pixels per point; with --size it changes the layout on purpose (1080x1920 at --scale 2 is a 540x960 pt screen).")
   static let audio = RenderSetting(
     "audio", key: "audio", .text, .text(\.audio), placeholder: "file", isFile: true,
-    help: "Voice orb: a sound whose loudness drives the level frame by frame; muxed into the output (AAC in MP4, Opus in WebM).")
+    help:
+      "Voice orb: a sound whose loudness drives the level frame by frame; muxed into the output (AAC in MP4, Opus in WebM)."
+  )
   static let levels = RenderSetting(
     "levels", key: "levels", .text, .text(\.levels), placeholder: "file", isFile: true,
     help: "Voice orb: levels over time, a CSV of seconds,level lines or a JSON list of [seconds, level] pairs.")
   static let transition = RenderSetting(
     "transition", key: "transition", .transition, .text(\.transition), placeholder: "from:to",
-    help: "A clip from one weather or voice state to another (rain:snow, idle:speaking): it starts on frame 0 of the first one's loop and its next frame is frame 0 of the second one's.")
+    help:
+      "A clip from one weather or voice state to another (rain:snow, idle:speaking): it starts on frame 0 of the first one's loop and its next frame is frame 0 of the second one's."
+  )
   static let rtl = RenderSetting(
     "rtl", key: "rtl", .toggle, .toggle(\.rightToLeft), help: "Right-to-left layout (the sun moves to the top left).")
   static let appearance = RenderSetting(
@@ -129,7 +144,8 @@ public struct RenderSetting: Sendable {
     "codec", key: "codec", .choice(codecs), .text(\.codec), placeholder: "name",
     default: "h264 for MP4, vp9 for WebM, prores for MOV", help: "\(VideoCodec.choiceList).")
   public static let crf = RenderSetting(
-    "crf", key: "crf", .integer(VideoCodec.qualityRange), .integer(\.crf), placeholder: "n", default: VideoCodec.qualityDefaults,
+    "crf", key: "crf", .integer(VideoCodec.qualityRange), .integer(\.crf), placeholder: "n",
+    default: VideoCodec.qualityDefaults,
     note: "(lower is better quality)", help: "Constant quality; lower is better, except WebP's quality.")
   public static let bitDepth = RenderSetting(
     "bit-depth", key: "bitDepth", .integers([8, 10]), .integer(\.bitDepth), placeholder: "8|10", default: "8",
@@ -146,7 +162,10 @@ public struct RenderSetting: Sendable {
     help: "Render threads.")
   public static let encoderThreads = RenderSetting(
     "encoder-threads", key: nil, .integer(1...64), .integer(\.encoderThreads), placeholder: "n",
-    default: "\(defaultEncoderThreads)", help: "Encoder threads; they change the bytes, so they never follow the cores or --jobs: one preset gives one sha256 on any machine.")
+    default: "\(defaultEncoderThreads)",
+    help:
+      "Encoder threads; they change the bytes, so they never follow the cores or --jobs: one preset gives one sha256 on any machine."
+  )
   /// The encoder threads when none are given: fixed, so every runner writes the same bytes.
   public static let defaultEncoderThreads = 4
   public static let x264Preset = RenderSetting(
@@ -155,7 +174,9 @@ public struct RenderSetting: Sendable {
 
   static let frames = RenderSetting(
     "frames", key: nil, .text, .text(\.frames), placeholder: "A:B|K/N", default: "the whole loop",
-    help: "Render frames A to B of the loop, B exclusive (0:30 is frames 0-29), or part K of N equal parts (2/3), into a segment whose encoder starts fresh at A, timed from 0; loopsmith join puts segments back together.")
+    help:
+      "Render frames A to B of the loop, B exclusive (0:30 is frames 0-29), or part K of N equal parts (2/3), into a segment whose encoder starts fresh at A, timed from 0; loopsmith join puts segments back together."
+  )
 
   /// Every setting, in the order help lists them.
   public static let all: [RenderSetting] = [
@@ -276,7 +297,9 @@ public struct RenderSetting: Sendable {
       return .number(n.doubleValue)
     case .choice(let names):
       guard let s = json as? String else { throw fail("a string") }
-      guard names.contains(s.lowercased()) else { throw fail(names.count == 2 ? names.joined(separator: " or ") : expected) }
+      guard names.contains(s.lowercased()) else {
+        throw fail(names.count == 2 ? names.joined(separator: " or ") : expected)
+      }
       return .text(s)
     case .text:
       guard let s = json as? String else { throw fail("a string") }

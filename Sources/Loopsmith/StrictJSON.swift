@@ -19,7 +19,9 @@ enum StrictJSON {
     try scanner.skipSpace()
     try scanner.value(path: "", depth: 0)
     try scanner.skipSpace()
-    guard scanner.i == scanner.bytes.count else { throw scanner.error("expected the end of the file after the top-level value") }
+    guard scanner.i == scanner.bytes.count else {
+      throw scanner.error("expected the end of the file after the top-level value")
+    }
   }
 
   private struct Scanner {
@@ -47,7 +49,9 @@ enum StrictJSON {
     func error(_ what: String, at: Int? = nil) -> InputError {
       let (line, column) = position(at ?? i)
       // The key path helps find the place in a long file; one holding control characters is left out.
-      let within = current.isEmpty || current.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } ? "" : " (in '\(current)')"
+      let within =
+        current.isEmpty || current.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+        ? "" : " (in '\(current)')"
       return InputError("\(file): not valid JSON at line \(line), column \(column): \(what)\(within)")
     }
 
@@ -93,7 +97,9 @@ enum StrictJSON {
         let keyPath = path.isEmpty ? key : "\(path).\(key)"
         guard seen.insert(key).inserted else {
           let (line, column) = position(start)
-          throw InputError("\(file): duplicate key '\(keyPath)' at line \(line), column \(column); expected each key once in an object")
+          throw InputError(
+            "\(file): duplicate key '\(keyPath)' at line \(line), column \(column); expected each key once in an object"
+          )
         }
         try skipSpace()
         try expect(":", "':' after the key")
@@ -153,7 +159,9 @@ enum StrictJSON {
           if (0xD800..<0xDC00).contains(unit), bytes[i...].starts(with: "\\u".utf8) {
             i += 2
             let low = try hex4()
-            guard (0xDC00..<0xE000).contains(low) else { throw error("expected a low surrogate after a high one", at: i - 6) }
+            guard (0xDC00..<0xE000).contains(low) else {
+              throw error("expected a low surrogate after a high one", at: i - 6)
+            }
             unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
           }
           out.append(contentsOf: String(Unicode.Scalar(unit).map(Character.init) ?? "\u{FFFD}").utf8)
@@ -183,7 +191,9 @@ enum StrictJSON {
       let leadingZero = peek == UInt8(ascii: "0")
       let whole = digits()
       guard whole > 0 else { throw error("expected digits in a number", at: start) }
-      guard !(leadingZero && whole > 1) else { throw error("a number with a leading zero; expected a decimal number", at: start) }
+      guard !(leadingZero && whole > 1) else {
+        throw error("a number with a leading zero; expected a decimal number", at: start)
+      }
       if peek == UInt8(ascii: ".") {
         i += 1
         guard digits() > 0 else { throw error("expected digits after the decimal point") }

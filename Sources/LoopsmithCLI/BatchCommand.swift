@@ -3,14 +3,23 @@ import Loopsmith
 
 enum BatchCommand {
   static let options: [OptionSpec] = [
-    OptionSpec("out", value: "dir", "The output folder: every preset's outputs, manifest.json, and index.html with --gallery."),
-    OptionSpec("jobs", short: "j", value: "n", "Presets rendered at once; each renders with max(1, cores / n) threads (default 1)."),
+    OptionSpec(
+      "out", value: "dir", "The output folder: every preset's outputs, manifest.json, and index.html with --gallery."),
+    OptionSpec(
+      "jobs", short: "j", value: "n",
+      "Presets rendered at once; each renders with max(1, cores / n) threads (default 1)."),
     OptionSpec("threads", value: "n", "Cores the jobs share (default: all)."),
     OptionSpec("force", "Render presets that are up to date too."),
-    OptionSpec("no-overwrite", short: "n", "A preset that would write over an existing file fails (exit 1, listed as failed); up-to-date presets are still skipped."),
+    OptionSpec(
+      "no-overwrite", short: "n",
+      "A preset that would write over an existing file fails (exit 1, listed as failed); up-to-date presets are still skipped."
+    ),
     OptionSpec("dry-run", "List what would render and what is up to date; render nothing."),
     OptionSpec("shard", value: "K/N", "Render shard K of N: a stable, disjoint share of the presets by name."),
-    OptionSpec("shards", value: "n", "The number of shards when the index comes from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX."),
+    OptionSpec(
+      "shards", value: "n",
+      "The number of shards when the index comes from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX."
+    ),
     OptionSpec("merge", "Combine the manifests (and files) of the shards' folders given as arguments into --out."),
     OptionSpec("gallery", "Write index.html: each output as a looping video with a poster of frame 0."),
     OptionSpec("size", value: "WxH", "Override every preset's size in pixels (tests, CI previews)."),
@@ -22,22 +31,30 @@ enum BatchCommand {
   ]
 
   static let help = helpText(
-    usage: "loopsmith batch <preset.json | folder>... --out DIR [options]\n       loopsmith batch --merge DIR... --out DIR [--gallery]",
+    usage:
+      "loopsmith batch <preset.json | folder>... --out DIR [options]\n       loopsmith batch --merge DIR... --out DIR [--gallery]",
     overview: "Render many presets: each preset's frames once, into all of its outputs; skip what is up to date.",
     arguments: [("<preset.json | folder>", "Preset files, or folders of them (every *.json but schema.json).")],
     options: options)
 
-  static func run(_ args: [String], stdout: TextSink, stderr: TextSink, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int32 {
+  static func run(
+    _ args: [String], stdout: TextSink, stderr: TextSink,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> Int32 {
     if args.contains("-h") || args.contains("--help") {
       stdout.write(help + "\n")
       return 0
     }
     let parsed = try ParsedArguments(args, specs: options)
-    guard let out = parsed.last("out"), !out.isEmpty else { throw InputError("--out: missing; expected --out DIR, the folder for the outputs and manifest.json") }
+    guard let out = parsed.last("out"), !out.isEmpty else {
+      throw InputError("--out: missing; expected --out DIR, the folder for the outputs and manifest.json")
+    }
     let quiet = parsed.has("quiet")
     if parsed.has("merge") {
-      for flag in ["shard", "shards", "dry-run", "force", "jobs", "size", "scale", "fps", "duration"] where parsed.has(flag) {
-        throw InputError("--\(flag): not used with --merge; expected loopsmith batch --merge DIR... --out DIR [--gallery]")
+      for flag in ["shard", "shards", "dry-run", "force", "jobs", "size", "scale", "fps", "duration"]
+      where parsed.has(flag) {
+        throw InputError(
+          "--\(flag): not used with --merge; expected loopsmith batch --merge DIR... --out DIR [--gallery]")
       }
       Cancellation.installHandlers()  // a stopped merge removes its copies and renames nothing
       let report = try Batch.merge(parsed.positionals, into: out, gallery: parsed.has("gallery"))
@@ -49,7 +66,8 @@ enum BatchCommand {
     options.force = parsed.has("force")
     options.noOverwrite = parsed.has("no-overwrite")
     options.gallery = parsed.has("gallery")
-    options.shard = try BatchShard.resolve(shard: parsed.last("shard"), shards: parsed.int("shards"), environment: environment)
+    options.shard = try BatchShard.resolve(
+      shard: parsed.last("shard"), shards: parsed.int("shards"), environment: environment)
     var overrides = RenderRequest()
     if let s = parsed.last("size") { overrides.size = try parseSize(s, field: "--size") }
     overrides.scale = try parsed.double("scale")
@@ -68,10 +86,14 @@ enum BatchCommand {
         stdout.write(CLI.jsonString(rows) + "\n")
       } else {
         for l in lines {
-          stdout.write("\(l.status.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(l.name)\(l.outputs.isEmpty ? "" : " -> " + l.outputs.joined(separator: ", "))\(l.error.map { ": \($0)" } ?? "")\n")
+          stdout.write(
+            "\(l.status.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(l.name)\(l.outputs.isEmpty ? "" : " -> " + l.outputs.joined(separator: ", "))\(l.error.map { ": \($0)" } ?? "")\n"
+          )
         }
         let render = lines.filter { $0.status == .render }.count, fresh = lines.filter { $0.status == .upToDate }.count
-        stdout.write("\(render) to render, \(fresh) up to date, \(lines.count - render - fresh) invalid\(options.shard.map { " (shard \($0))" } ?? "")\n")
+        stdout.write(
+          "\(render) to render, \(fresh) up to date, \(lines.count - render - fresh) invalid\(options.shard.map { " (shard \($0))" } ?? "")\n"
+        )
       }
       return 0
     }
@@ -83,13 +105,18 @@ enum BatchCommand {
     return finish(report, parsed: parsed, stdout: stdout, stderr: stderr, verb: "batch")
   }
 
-  static func finish(_ report: BatchReport, parsed: ParsedArguments, stdout: TextSink, stderr: TextSink, verb: String) -> Int32 {
+  static func finish(
+    _ report: BatchReport, parsed: ParsedArguments, stdout: TextSink, stderr: TextSink, verb: String
+  ) -> Int32 {
     let entries = report.manifest.entries
     let presets = Set(entries.map(\.preset)).count
     let count = { (s: BatchEntry.Status) in entries.filter { $0.status == s }.count }
     let failed = report.failedPresets
     if !parsed.has("quiet") || !failed.isEmpty {
-      stderr.write(String(format: "\(verb): %d presets, %d outputs rendered, %d skipped, %d failed in %.1f s\n", presets, count(.rendered), count(.skipped), count(.failed), report.seconds))
+      stderr.write(
+        String(
+          format: "\(verb): %d presets, %d outputs rendered, %d skipped, %d failed in %.1f s\n", presets,
+          count(.rendered), count(.skipped), count(.failed), report.seconds))
     }
     if !failed.isEmpty {
       stderr.write("Failed presets:\n" + failed.map { "  \($0.name): \(BatchFolder.printable($0.error))\n" }.joined())
@@ -101,7 +128,10 @@ enum BatchCommand {
 
 enum SchemaCommand {
   static var help: String {
-    helpText(usage: "loopsmith schema", overview: "Print the JSON Schema of preset files (presets/schema.json), generated from the parameter tables.", arguments: [], options: [])
+    helpText(
+      usage: "loopsmith schema",
+      overview: "Print the JSON Schema of preset files (presets/schema.json), generated from the parameter tables.",
+      arguments: [], options: [])
   }
 
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {

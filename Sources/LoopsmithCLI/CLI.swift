@@ -54,7 +54,9 @@ public enum CLI {
         }
         guard let help = helps[name], rest.count == 1 else {
           let names = helps.keys.sorted()
-          throw InputError("help: '\(rest.joined(separator: " "))' is not a command; expected one of \(names.joined(separator: ", ")).\(didYouMean(name, in: names))")
+          throw InputError(
+            "help: '\(rest.joined(separator: " "))' is not a command; expected one of \(names.joined(separator: ", ")).\(didYouMean(name, in: names))"
+          )
         }
         stdout.write(help() + "\n")
         return 0

@@ -9,7 +9,10 @@ enum CheckCommand {
   ]
 
   static var help: String {
-    helpText(usage: "loopsmith check <video> [--then <video>] [--json]", overview: "Decode a file and report its loop seam and compatibility; exit 1 when a rule fails.", arguments: [("<video>", "An MP4, WebM or MOV file.")], options: options)
+    helpText(
+      usage: "loopsmith check <video> [--then <video>] [--json]",
+      overview: "Decode a file and report its loop seam and compatibility; exit 1 when a rule fails.",
+      arguments: [("<video>", "An MP4, WebM or MOV file.")], options: options)
   }
 
   static func run(_ args: [String], stdout: TextSink, stderr: TextSink) throws -> Int32 {
@@ -27,20 +30,29 @@ enum CheckCommand {
     if parsed.has("json") {
       let value: [String: Any] = [
         "path": path, "passed": report.passed, "failures": report.failures, "frames": report.frames,
-        "seamRatio": report.seamRatio.isFinite ? report.seamRatio : -1, "seamStep": report.seamStep, "neighbourStep": report.neighbourStep,
-        "codec": i.codecName, "profile": i.profileName ?? "", "pixelFormat": i.pixelFormatName, "width": i.width, "height": i.height,
+        "seamRatio": report.seamRatio.isFinite ? report.seamRatio : -1, "seamStep": report.seamStep,
+        "neighbourStep": report.neighbourStep,
+        "codec": i.codecName, "profile": i.profileName ?? "", "pixelFormat": i.pixelFormatName, "width": i.width,
+        "height": i.height,
         "fps": i.frameRate.description, "duration": i.formatDuration ?? -1, "keyframeAtStart": i.firstPacketIsKeyframe,
         "color": "\(i.colorRange)/\(i.colorMatrix)/\(i.colorTransfer)/\(i.colorPrimaries)", "codecTag": i.codecTag,
         "fastStart": i.moovBeforeMdat ?? false,
       ]
       stdout.write(CLI.jsonString(value) + "\n")
     } else {
-      var out = "\(path): \(i.codecName) \(i.profileName ?? "") \(i.pixelFormatName) \(i.width)x\(i.height) \(i.frameRate) fps\n"
-      out += "  frames \(report.frames), duration \(i.formatDuration.map { String(format: "%.4f s", $0) } ?? "unknown"), key frame at 0: \(i.firstPacketIsKeyframe ? "yes" : "no")\n"
-      out += "  color \(i.colorRange)/\(i.colorMatrix)/\(i.colorTransfer)/\(i.colorPrimaries), tag '\(i.codecTag)'\(i.moovBeforeMdat.map { $0 ? ", fast start" : ", moov after mdat" } ?? "")\n"
+      var out =
+        "\(path): \(i.codecName) \(i.profileName ?? "") \(i.pixelFormatName) \(i.width)x\(i.height) \(i.frameRate) fps\n"
+      out +=
+        "  frames \(report.frames), duration \(i.formatDuration.map { String(format: "%.4f s", $0) } ?? "unknown"), key frame at 0: \(i.firstPacketIsKeyframe ? "yes" : "no")\n"
+      out +=
+        "  color \(i.colorRange)/\(i.colorMatrix)/\(i.colorTransfer)/\(i.colorPrimaries), tag '\(i.codecTag)'\(i.moovBeforeMdat.map { $0 ? ", fast start" : ", moov after mdat" } ?? "")\n"
       // With --then the seam is the splice, measured against this file's steps.
       let seam = parsed.last("then").map { "splice into \($0)" } ?? "seam"
-      out += "  " + seam + String(format: " %.3f against its neighbouring steps' mean of %.3f: ratio %.2f\n", report.seamStep, report.neighbourStep, report.seamRatio)
+      out +=
+        "  " + seam
+        + String(
+          format: " %.3f against its neighbouring steps' mean of %.3f: ratio %.2f\n", report.seamStep,
+          report.neighbourStep, report.seamRatio)
       out += report.passed ? "  PASS\n" : report.failures.map { "  FAIL: \($0)\n" }.joined()
       stdout.write(out)
     }

@@ -8,7 +8,9 @@ enum ListCommand {
   static let options = [OptionSpec("json", "Print JSON on stdout.")]
 
   static var help: String {
-    helpText(usage: "loopsmith list [--json]", overview: "Effects, their parameters and defaults, and presets.", arguments: [], options: options)
+    helpText(
+      usage: "loopsmith list [--json]", overview: "Effects, their parameters and defaults, and presets.", arguments: [],
+      options: options)
   }
 
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
@@ -17,7 +19,9 @@ enum ListCommand {
       return 0
     }
     let parsed = try ParsedArguments(args, specs: options)
-    guard parsed.positionals.isEmpty else { throw InputError("list takes no arguments; got '\(parsed.positionals[0])'") }
+    guard parsed.positionals.isEmpty else {
+      throw InputError("list takes no arguments; got '\(parsed.positionals[0])'")
+    }
     var effects: [[String: Any]] = []
     var text = "EFFECTS\n"
     for type in EffectRegistry.all {
@@ -26,7 +30,9 @@ enum ListCommand {
       request.effect = info.name
       request.outputs = ["x.mp4"]
       let job = try? request.job()
-      let loop = job.map { "\(ParameterValue.format($0.duration)) s loop at \($0.fps) fps, \($0.width)x\($0.height)" } ?? "no default loop"
+      let loop =
+        job.map { "\(ParameterValue.format($0.duration)) s loop at \($0.fps) fps, \($0.width)x\($0.height)" }
+        ?? "no default loop"
       text += "  \(info.name)  —  \(info.summary)\n    default: \(loop)\n"
       var params: [[String: Any]] = []
       for p in info.parameters {
@@ -42,11 +48,15 @@ enum ListCommand {
           var r = request
           r.parameters[choice] = .choice(name)
           guard let j = try? r.job() else { continue }
-          text += "    \(choice) \(name): \(ParameterValue.format(j.duration)) s loop at \(j.fps) fps, \(j.frameCount) frames\n"
+          text +=
+            "    \(choice) \(name): \(ParameterValue.format(j.duration)) s loop at \(j.fps) fps, \(j.frameCount) frames\n"
           loops.append([choice: name, "duration": j.duration, "fps": j.fps, "frames": j.frameCount])
         }
       }
-      effects.append(["name": info.name, "loops": loops, "summary": info.summary, "parameters": params, "defaultDuration": job?.duration ?? 0, "defaultFPS": job?.fps ?? info.defaultFPS])
+      effects.append([
+        "name": info.name, "loops": loops, "summary": info.summary, "parameters": params,
+        "defaultDuration": job?.duration ?? 0, "defaultFPS": job?.fps ?? info.defaultFPS,
+      ])
     }
     // The render settings, from the table the flags, presets and schema share.
     text += "\nSETTINGS (render flags; preset keys in brackets)\n"
@@ -61,11 +71,16 @@ enum ListCommand {
     }
     var presets: [[String: Any]] = []
     let found = PresetSearch.all()
-    if !found.isEmpty { text += "\nPRESETS (render NAME; from ./presets, LOOPSMITH_PRESETS, PREFIX/share/loopsmith/presets)\n" }
+    if !found.isEmpty {
+      text += "\nPRESETS (render NAME; from ./presets, LOOPSMITH_PRESETS, PREFIX/share/loopsmith/presets)\n"
+    }
     for (name, path) in found {
       if let preset = try? Preset.load(path: path) {
         text += "  \(preset.name)  —  \(preset.description ?? preset.request.effect ?? "")  (\(path))\n"
-        presets.append(["name": preset.name, "effect": preset.request.effect ?? "", "description": preset.description ?? "", "path": path])
+        presets.append([
+          "name": preset.name, "effect": preset.request.effect ?? "", "description": preset.description ?? "",
+          "path": path,
+        ])
       } else {
         text += "  \(name)  —  invalid (run 'loopsmith render \(path)' for the error)\n"
       }
@@ -80,11 +95,21 @@ enum ListCommand {
 }
 
 enum PlanCommand {
-  static let options = RenderCommand.options.filter { !["output", "json", "quiet", "threads", "encoder-threads", "x264-preset", "out-dir", "codec", "crf", "bit-depth", "background"].contains($0.long) }
+  static let options =
+    RenderCommand.options.filter {
+      ![
+        "output", "json", "quiet", "threads", "encoder-threads", "x264-preset", "out-dir", "codec", "crf", "bit-depth",
+        "background",
+      ].contains($0.long)
+    }
     + [OptionSpec("json", "Print the plan as JSON on stdout.")]
 
   static var help: String {
-    helpText(usage: "loopsmith plan <effect | preset.json> [options]", overview: "Show how each moving layer is made periodic at the loop length.", arguments: [("<effect | preset.json>", "\(EffectRegistry.names.joined(separator: ", ")), or a preset file.")], options: options)
+    helpText(
+      usage: "loopsmith plan <effect | preset.json> [options]",
+      overview: "Show how each moving layer is made periodic at the loop length.",
+      arguments: [("<effect | preset.json>", "\(EffectRegistry.names.joined(separator: ", ")), or a preset file.")],
+      options: options)
   }
 
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
@@ -120,16 +145,24 @@ enum PlanCommand {
     var out: String
     if let t = job.transition {
       // A clip: each side moves as in its own loop, which this names so the loops can be rendered to match.
-      out = "\(job.effectType.info.name): \(ParameterValue.format(job.duration)) s transition \(t.from) -> \(t.to), \(job.frameCount) frames at \(job.fps) fps, the change at \(ParameterValue.format(t.change)) s; joins the \(ParameterValue.format(t.fromLoop)) s \(t.from) loop to the \(ParameterValue.format(t.toLoop)) s \(t.to) loop; largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
+      out =
+        "\(job.effectType.info.name): \(ParameterValue.format(job.duration)) s transition \(t.from) -> \(t.to), \(job.frameCount) frames at \(job.fps) fps, the change at \(ParameterValue.format(t.change)) s; joins the \(ParameterValue.format(t.fromLoop)) s \(t.from) loop to the \(ParameterValue.format(t.toLoop)) s \(t.to) loop; largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
     } else {
-      out = "\(job.effectType.info.name): \(ParameterValue.format(plan.length)) s loop, \(job.frameCount) frames at \(job.fps) fps, largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
+      out =
+        "\(job.effectType.info.name): \(ParameterValue.format(plan.length)) s loop, \(job.frameCount) frames at \(job.fps) fps, largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
     }
-    out += "frame \(job.width)x\(job.height) px: \(RenderCommand.pointsText(job)) pt at scale \(ParameterValue.format(job.scale))\n"
-    out += "LAYER".padding(toLength: 22, withPad: " ", startingAt: 0) + "MOTION".padding(toLength: 18, withPad: " ", startingAt: 0)
-      + "STRATEGY".padding(toLength: 11, withPad: " ", startingAt: 0) + "RATE".padding(toLength: 12, withPad: " ", startingAt: 0)
+    out +=
+      "frame \(job.width)x\(job.height) px: \(RenderCommand.pointsText(job)) pt at scale \(ParameterValue.format(job.scale))\n"
+    out +=
+      "LAYER".padding(toLength: 22, withPad: " ", startingAt: 0)
+      + "MOTION".padding(toLength: 18, withPad: " ", startingAt: 0)
+      + "STRATEGY".padding(toLength: 11, withPad: " ", startingAt: 0)
+      + "RATE".padding(toLength: 12, withPad: " ", startingAt: 0)
       + "PLANNED".padding(toLength: 12, withPad: " ", startingAt: 0) + "CHANGE\n"
     for row in plan.rows {
-      out += row.layer.padding(toLength: 22, withPad: " ", startingAt: 0) + row.motion.padding(toLength: 18, withPad: " ", startingAt: 0)
+      out +=
+        row.layer.padding(toLength: 22, withPad: " ", startingAt: 0)
+        + row.motion.padding(toLength: 18, withPad: " ", startingAt: 0)
         + row.strategy.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
         + String(format: "%-12.5g%-12.5g%+.2f%%", row.originalRate, row.plannedRate, row.speedChange * 100) + "\n"
     }

@@ -22,7 +22,9 @@ struct OptionSpec {
     case .toggle: takesValue = false
     default: break
     }
-    self.init(setting.flag, short: setting.short, value: takesValue ? setting.placeholder : nil, repeatable: repeatable, setting.helpLine)
+    self.init(
+      setting.flag, short: setting.short, value: takesValue ? setting.placeholder : nil, repeatable: repeatable,
+      setting.helpLine)
   }
 }
 
@@ -46,14 +48,18 @@ struct ParsedArguments {
   /// The last value of `--name` as a whole number, nil when absent.
   func int(_ name: String) throws -> Int? {
     guard let v = last(name) else { return nil }
-    guard let n = DecimalText.int(v) else { throw InputError("--\(name): '\(v)' is not valid; expected a whole number") }
+    guard let n = DecimalText.int(v) else {
+      throw InputError("--\(name): '\(v)' is not valid; expected a whole number")
+    }
     return n
   }
 
   /// The last value of `--name` as a finite number, nil when absent.
   func double(_ name: String) throws -> Double? {
     guard let v = last(name) else { return nil }
-    guard let n = DecimalText.double(v) else { throw InputError("--\(name): '\(v)' is not valid; expected a decimal number, like 2.5") }
+    guard let n = DecimalText.double(v) else {
+      throw InputError("--\(name): '\(v)' is not valid; expected a decimal number, like 2.5")
+    }
     return n
   }
 

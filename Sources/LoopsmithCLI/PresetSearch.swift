@@ -12,13 +12,17 @@ enum PresetSearch {
     }
     // The executable's own path (a symbolic link in PREFIX/bin resolved), then ../share/loopsmith/presets.
     let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    out.append(exe.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("share/loopsmith/presets").path)
+    out.append(
+      exe.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("share/loopsmith/presets").path
+    )
     return out
   }
 
   /// The preset file named `name` (a plain name, no folder or extension), or nil.
   static func find(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-    guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.contains("\0"), name != "schema" else { return nil }
+    guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.contains("\0"), name != "schema" else {
+      return nil
+    }
     for folder in folders(environment: environment) {
       let path = (folder as NSString).appendingPathComponent(name + ".json")
       var isDir: ObjCBool = false
@@ -28,7 +32,8 @@ enum PresetSearch {
   }
 
   /// Every preset file in the folders, by name, the first folder's winning: (name, path).
-  static func all(environment: [String: String] = ProcessInfo.processInfo.environment) -> [(name: String, path: String)] {
+  static func all(environment: [String: String] = ProcessInfo.processInfo.environment) -> [(name: String, path: String)]
+  {
     var seen = Set<String>(), out: [(String, String)] = []
     for folder in folders(environment: environment) {
       guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }

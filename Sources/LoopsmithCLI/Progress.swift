@@ -15,7 +15,8 @@ enum ProgressMode: String, CaseIterable {
   static func parse(_ text: String?) throws -> ProgressMode? {
     guard let text else { return nil }
     guard let mode = ProgressMode(rawValue: text) else {
-      throw InputError("--progress: '\(text)' is not valid; expected one of \(allCases.map(\.rawValue).joined(separator: ", "))")
+      throw InputError(
+        "--progress: '\(text)' is not valid; expected one of \(allCases.map(\.rawValue).joined(separator: ", "))")
     }
     return mode
   }
@@ -48,14 +49,16 @@ final class ProgressReporter: @unchecked Sendable {
 
   static func clock(_ seconds: Double) -> String {
     let s = Int(seconds.rounded(.up))
-    return s >= 3600 ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
+    return s >= 3600
+      ? String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60) : String(format: "%d:%02d", s / 60, s % 60)
   }
 
   /// `label  42% 302/720 frames, 57.3 fps, 0:07 left`
   private func line(_ done: Int, _ total: Int) -> String {
     let (fps, eta) = rates(done, total)
     let percent = total > 0 ? done * 100 / total : 100
-    return "\(label) \(String(format: "%3d%%", percent)) \(done)/\(total) frames, \(String(format: "%.1f", fps)) fps, \(eta.map { Self.clock($0) + " left" } ?? "starting")"
+    return
+      "\(label) \(String(format: "%3d%%", percent)) \(done)/\(total) frames, \(String(format: "%.1f", fps)) fps, \(eta.map { Self.clock($0) + " left" } ?? "starting")"
   }
 
   private func json(_ done: Int, _ total: Int, finished: Bool) -> String {
@@ -101,7 +104,8 @@ final class ProgressReporter: @unchecked Sendable {
   func finish(_ total: Int) {
     lock.withLock {
       let seconds = Date().timeIntervalSince(start)
-      let summary = "\(label): \(total)/\(total) frames, done in \(String(format: "%.1f", seconds)) s (\(String(format: "%.1f", Double(total) / max(seconds, 1e-6))) fps)"
+      let summary =
+        "\(label): \(total)/\(total) frames, done in \(String(format: "%.1f", seconds)) s (\(String(format: "%.1f", Double(total) / max(seconds, 1e-6))) fps)"
       switch mode {
       case .none: return
       case .auto: sink.write("\r\u{1B}[2K" + summary + "\n")

@@ -13,19 +13,25 @@ enum RenderCommand {
   }()
 
   static let parameterOptions = [
-    OptionSpec("set", value: "name=value", repeatable: true, "Set an effect parameter, e.g. colors=#ff2d55,#af52de or speed=0.6."),
+    OptionSpec(
+      "set", value: "name=value", repeatable: true, "Set an effect parameter, e.g. colors=#ff2d55,#af52de or speed=0.6."
+    ),
     OptionSpec("weather", value: "name", "Shorthand for --set weather=NAME."),
     OptionSpec("state", value: "name", "Shorthand for --set state=NAME (voice orb)."),
     OptionSpec("level", value: "0...1", "Shorthand for --set level=N (voice orb)."),
   ]
 
   static let ownOptions = [
-    OptionSpec("memory-limit", value: "size", "Memory for frames and encoders together, e.g. 8G (default: half the memory)."),
+    OptionSpec(
+      "memory-limit", value: "size", "Memory for frames and encoders together, e.g. 8G (default: half the memory)."),
     OptionSpec("out-dir", value: "dir", "Folder for a preset's outputs (default renders)."),
     OptionSpec("no-overwrite", short: "n", "Refuse to write over an existing output (exit 2)."),
     OptionSpec("null", "Render and convert every frame, write nothing: time the render alone (e.g. with time)."),
     OptionSpec("json", "Print a JSON summary on stdout."),
-    OptionSpec("progress", value: "mode", "Progress on stderr: auto (a live line on a terminal, plain lines otherwise), plain, json (one object a line: frame, total, fps, eta, output), or none."),
+    OptionSpec(
+      "progress", value: "mode",
+      "Progress on stderr: auto (a live line on a terminal, plain lines otherwise), plain, json (one object a line: frame, total, fps, eta, output), or none."
+    ),
     OptionSpec("quiet", "No progress on stderr (--progress none)."),
   ]
 
@@ -33,7 +39,12 @@ enum RenderCommand {
     helpText(
       usage: "loopsmith render <effect | preset.json> [options]",
       overview: "Render one video loop or still.",
-      arguments: [("<effect | preset.json>", "\(EffectRegistry.names.joined(separator: ", ")), a preset file, or a preset's name (found in ./presets, the folders of LOOPSMITH_PRESETS, then PREFIX/share/loopsmith/presets).")],
+      arguments: [
+        (
+          "<effect | preset.json>",
+          "\(EffectRegistry.names.joined(separator: ", ")), a preset file, or a preset's name (found in ./presets, the folders of LOOPSMITH_PRESETS, then PREFIX/share/loopsmith/presets)."
+        )
+      ],
       options: options)
   }
 
@@ -47,13 +58,17 @@ enum RenderCommand {
     Cancellation.installHandlers()
     let parsed = try ParsedArguments(args, specs: options)
     guard parsed.positionals.count == 1 else {
-      throw InputError(parsed.positionals.isEmpty
-        ? "render needs an effect or a preset file; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a .json file"
-        : "render takes one effect or preset; got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
+      throw InputError(
+        parsed.positionals.isEmpty
+          ? "render needs an effect or a preset file; expected one of \(EffectRegistry.names.joined(separator: ", ")) or a .json file"
+          : "render takes one effect or preset; got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))"
+      )
     }
     var target = parsed.positionals[0]
     // A name that is no effect may be a preset's (./presets, LOOPSMITH_PRESETS, the installed ones).
-    if !target.hasSuffix(".json"), !EffectRegistry.names.contains(target), let path = PresetSearch.find(target) { target = path }
+    if !target.hasSuffix(".json"), !EffectRegistry.names.contains(target), let path = PresetSearch.find(target) {
+      target = path
+    }
     var base = RenderRequest()
     var outDir: String?
     var defaultOutputs: [String] = []
@@ -72,12 +87,16 @@ enum RenderCommand {
     // --null converts for the outputs given, or for Y4M when none is: nothing is opened.
     if discard && request.outputs.isEmpty { request.outputs = ["-"] }
     let job = try request.job(defaultOutputs: defaultOutputs)
-    if parsed.has("no-overwrite"), !discard, let existing = job.outputs.first(where: { $0.path != "-" && FileManager.default.fileExists(atPath: $0.path) }) {
+    if parsed.has("no-overwrite"), !discard,
+      let existing = job.outputs.first(where: { $0.path != "-" && FileManager.default.fileExists(atPath: $0.path) })
+    {
       throw InputError(RenderRequest.existsMessage(existing.path))
     }
     if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
     let mode = parsed.has("quiet") ? .none : try ProgressMode.parse(parsed.last("progress")) ?? .auto
-    let progress = ProgressReporter(sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "), mode: mode)
+    let progress = ProgressReporter(
+      sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "),
+      mode: mode)
     let result: RenderResult
     do {
       result = try RenderPipeline.run(job, discard: discard) { done, total in progress.update(done, total) }
@@ -151,7 +170,10 @@ enum RenderCommand {
       // Encoder threads change the bytes (docs/ENCODING.md, Determinism): a summary says which were used.
       "encoderThreads": job.outputs.first?.threads ?? 0,
       "outputs": result.files.map { f -> [String: Any] in
-        ["path": f.path, "frames": f.frames, "duration": f.duration, "bytes": f.bytes, "codec": f.codec.rawValue, "pixelFormat": f.pixelFormat]
+        [
+          "path": f.path, "frames": f.frames, "duration": f.duration, "bytes": f.bytes, "codec": f.codec.rawValue,
+          "pixelFormat": f.pixelFormat,
+        ]
       },
     ]
     for (key, value) in frameSummary(job) { out[key] = value }

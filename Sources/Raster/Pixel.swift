@@ -58,7 +58,9 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
   /// This color with alpha held to 0...1, components to -4...4, and a component that is not a
   /// number as 0; the same color, bit for bit, when it is already in range.
   public var bounded: Color {
-    @inline(__always) func held(_ v: Float, _ lo: Float, _ hi: Float) -> Float { v > lo ? (v < hi ? v : hi) : (v == lo ? lo : (v < lo ? lo : 0)) }
+    @inline(__always) func held(_ v: Float, _ lo: Float, _ hi: Float) -> Float {
+      v > lo ? (v < hi ? v : hi) : (v == lo ? lo : (v < lo ? lo : 0))
+    }
     return Color(red: held(red, -4, 4), green: held(green, -4, 4), blue: held(blue, -4, 4), alpha: held(alpha, 0, 1))
   }
 

@@ -84,7 +84,8 @@ public struct LoopPlan: MotionPlan, Hashable, Codable {
       rates[Key(layer: row.layer, name: row.motion, rate: row.originalRate, period: row.period)] = row.plannedRate
     }
     self.rates = rates
-    self.windows = Dictionary(layers.compactMap { l in l.crossfadeWindow.map { (l.layer, $0) } }, uniquingKeysWith: { a, _ in a })
+    self.windows = Dictionary(
+      layers.compactMap { l in l.crossfadeWindow.map { (l.layer, $0) } }, uniquingKeysWith: { a, _ in a })
   }
 
   /// Frames in one loop, when the plan knows its frame rate.

@@ -13,7 +13,8 @@ public enum LoopPlanError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The length times the frame rate is not a whole number of frames.
   case notWholeFrames(length: Double, fps: Int, nearest: [Double])
   /// A motion on a layer that cannot crossfade would change speed by more than the limit.
-  case speedChange(layer: String, motion: String, rate: Double, needed: Double, limit: Double, length: Double, nearest: [Double])
+  case speedChange(
+    layer: String, motion: String, rate: Double, needed: Double, limit: Double, length: Double, nearest: [Double])
   /// A timetable does not fit a whole number of times into the loop.
   case schedule(layer: String, motion: String, cycle: Double, length: Double, nearest: [Double])
   /// No length up to `maxLength` keeps every change within the limit.

@@ -74,7 +74,9 @@ public enum LoopPlanner {
     let lengths = candidates(fps: fps, lengthQuantum: lengthQuantum, upTo: maxLength)
     var fallback: Double?
     for length in lengths {
-      guard case .success(let parts) = attempt(motions: motions, length: length, maxSpeedChange: maxSpeedChange, crossfade: crossfade)
+      guard
+        case .success(let parts) = attempt(
+          motions: motions, length: length, maxSpeedChange: maxSpeedChange, crossfade: crossfade)
       else { continue }
       if !parts.crossfades, length <= (maxLengthWithoutCrossfade ?? maxLength) + tolerance { return length }
       if fallback == nil, length >= crossfade.shortestFullLength - tolerance { fallback = length }
@@ -131,7 +133,9 @@ public enum LoopPlanner {
 
   /// The plan's rows for one length, or the motion that breaks the limit worst among layers that
   /// cannot crossfade.
-  static func attempt(motions: [Motion], length: Double, maxSpeedChange: Double, crossfade: CrossfadeRule)
+  static func attempt(
+    motions: [Motion], length: Double, maxSpeedChange: Double, crossfade: CrossfadeRule
+  )
     -> Result<Parts, Failure>
   {
     var order: [String] = []

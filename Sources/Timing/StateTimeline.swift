@@ -66,7 +66,8 @@ public struct StateTimeline<State: Equatable & Sendable>: Sendable {
     var changes: [AnimationTrack<V>.Change] = []
     for index in steps.indices.dropFirst() {
       guard let animation = animation(into: index) else { continue }
-      changes.append(.init(time: starts[index], target: property(steps[index].state, steps[index].energy), animation: animation))
+      changes.append(
+        .init(time: starts[index], target: property(steps[index].state, steps[index].energy), animation: animation))
     }
     return AnimationTrack(initial: property(steps[0].state, steps[0].energy), changes: changes)
   }

@@ -38,7 +38,9 @@ let namedCases: [Case] =
     Case(name: "color-orbs", effect: "color-orbs", size: (1080, 1920)),
     Case(name: "aurora-mesh", effect: "aurora-mesh", size: (1080, 1920)),
   ]
-  + Weather.Kind.allCases.map { Case(name: "weather \($0.rawValue)", effect: "weather", parameters: ["weather": $0.rawValue], size: (1080, 1920)) }
+  + Weather.Kind.allCases.map {
+    Case(name: "weather \($0.rawValue)", effect: "weather", parameters: ["weather": $0.rawValue], size: (1080, 1920))
+  }
   + [
     Case(name: "blob-morph-loader", effect: "blob-morph-loader", size: (1080, 1920)),
     Case(name: "blob-morph-loader default", effect: "blob-morph-loader", size: nil),
@@ -47,7 +49,9 @@ let namedCases: [Case] =
   ]
 
 /// Every case above, then each registered effect without one, at 1080x1920.
-let allCases = namedCases + EffectRegistry.names.filter { name in !namedCases.contains { $0.effect == name } }
+let allCases =
+  namedCases
+  + EffectRegistry.names.filter { name in !namedCases.contains { $0.effect == name } }
   .map { Case(name: $0, effect: $0, size: (1080, 1920)) }
 
 /// The job of a whole CLI-like render of `seconds` at 5 frames a second for the memory figures
@@ -96,7 +100,8 @@ let measureMemory = env["BENCH_MEMORY"] != "0"
 /// BENCH_ENCODE=0 skips render+encode and encode-only: the render-only and Skia figures alone.
 let measureEncoding = env["BENCH_ENCODE"] != "0"
 /// The cases whose peak memory is measured: BENCH_MEMORY=name,name, or these two.
-let memoryCases = env["BENCH_MEMORY"].flatMap { $0.isEmpty || $0 == "1" ? nil : $0.split(separator: ",").map(String.init) }
+let memoryCases =
+  env["BENCH_MEMORY"].flatMap { $0.isEmpty || $0 == "1" ? nil : $0.split(separator: ",").map(String.init) }
   ?? ["color-orbs", "weather thunderstorm"]
 let skiaPython = env["BENCH_SKIA_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
 let skiaSeconds = max(1, Double(env["BENCH_SKIA_SECONDS"] ?? "") ?? 4)
@@ -157,7 +162,9 @@ func rate(frames: Int, runs: Int, _ body: () throws -> Void) rethrows -> (fps: D
 /// /proc while it runs. (wait4's ru_maxrss will not do: a spawned child's count starts from this
 /// process's own peak, which holds the pre-rendered frames.)
 func childPeakMB(_ args: [String], program: String = "loopsmith") -> Double? {
-  let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(program).path
+  let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+    program
+  ).path
   let argv = ([binary] + args).map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
   var pid: pid_t = 0
@@ -217,7 +224,10 @@ func output(of argv: [String]) -> String? {
 func skiaRate(_ c: Case, width: Int, height: Int) -> Double? {
   guard let python = skiaPython else { return nil }
   let scene = c.effect == "weather" ? "weather " + (c.parameters["weather"] ?? "") : c.effect
-  let args = [python, "bench/skia_bench.py", scene, "--size", "\(width)x\(height)", "--processes", "\(cores)", "--seconds", "\(skiaSeconds)"]
+  let args = [
+    python, "bench/skia_bench.py", scene, "--size", "\(width)x\(height)", "--processes", "\(cores)", "--seconds",
+    "\(skiaSeconds)",
+  ]
   guard let text = output(of: args), let data = text.data(using: .utf8),
     let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let fps = object["fps"] as? Double
   else {
@@ -232,9 +242,16 @@ func skiaRate(_ c: Case, width: Int, height: Int) -> Double? {
 func copyBandwidth(threads: Int) -> Double {
   let bytes = 64 << 20
   let buffers = (0..<threads).map { _ in
-    (UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64), UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64))
+    (
+      UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64),
+      UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    )
   }
-  defer { buffers.forEach { $0.0.deallocate(); $0.1.deallocate() } }
+  defer {
+    buffers.forEach {
+      $0.0.deallocate(); $0.1.deallocate()
+    }
+  }
   for (a, b) in buffers {
     memset(a, 1, bytes)
     memset(b, 2, bytes)
@@ -279,14 +296,17 @@ struct Row {
 }
 
 func uptime() -> String {
-  (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+  (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(
+    separator: " ") ?? "?"
 }
 
 func log(_ s: String) { FileHandle.standardError.write((s + "\n").data(using: .utf8)!) }
 
 let startLoad = uptime()
 let started = now()
-log("loopsmith-bench: \(cores) cores; render only: \(renderRuns) runs of \(clipFrames) frames; encoding: \(encodeRuns) runs of \(encodeFrames) frames; load \(startLoad)")
+log(
+  "loopsmith-bench: \(cores) cores; render only: \(renderRuns) runs of \(clipFrames) frames; encoding: \(encodeRuns) runs of \(encodeFrames) frames; load \(startLoad)"
+)
 let bandwidth1 = copyBandwidth(threads: 1), bandwidthAll = copyBandwidth(threads: cores)
 log(String(format: "memory bandwidth (copy): %.1f GB/s on 1 thread, %.1f on %d", bandwidth1, bandwidthAll, cores))
 if skiaPython == nil { log("skia: BENCH_SKIA_PYTHON is not set; no Skia figures (make bench sets it)") }
@@ -306,10 +326,16 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
 
   // Render only: drawn and converted to H.264's samples on the render threads, nothing encoded.
   let one = try job(c, frames: clipFrames, output: mp4Path, threads: 1)
-  (row.render1, row.render1CPU) = try rate(frames: frames, runs: renderRuns) { _ = try RenderPipeline.run(one, discard: true) }
-  (row.renderAll, row.renderAllCPU) = try rate(frames: frames, runs: renderRuns) { _ = try RenderPipeline.run(all, discard: true) }
+  (row.render1, row.render1CPU) = try rate(frames: frames, runs: renderRuns) {
+    _ = try RenderPipeline.run(one, discard: true)
+  }
+  (row.renderAll, row.renderAllCPU) = try rate(frames: frames, runs: renderRuns) {
+    _ = try RenderPipeline.run(all, discard: true)
+  }
   let unit = try job(c, frames: clipFrames, output: mp4Path, threads: cores, scale: 1)
-  row.renderScale1 = try rate(frames: unit.frameCount, runs: renderRuns) { _ = try RenderPipeline.run(unit, discard: true) }.fps
+  row.renderScale1 = try rate(frames: unit.frameCount, runs: renderRuns) {
+    _ = try RenderPipeline.run(unit, discard: true)
+  }.fps
   // Skia on the same scene, size and cores, right after ours: the same load, as near as can be.
   if skiaScenes.contains(c.name) { row.skia = skiaRate(c, width: row.width, height: row.height) }
 
@@ -360,10 +386,17 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
     }
   }
   rows.append(row)
-  log(String(format: "  draw %.1f ms + convert %.1f ms a frame (1T); scale 1: %.1f f/s", row.drawMS, row.convertMS, row.renderScale1))
-  log(String(format: "  render 1T %.1f (%.0f ms cpu)  all %.1f (%.0f)  mp4 %.1f / %.1f (cpu %.0f / %.0f)  webm %.1f / %.1f (cpu %.0f / %.0f)  load %@",
-    row.render1, row.render1CPU, row.renderAll, row.renderAllCPU, row.mp4, row.mp4Encode, row.mp4CPU, row.mp4EncodeCPU,
-    row.webm, row.webmEncode, row.webmCPU, row.webmEncodeCPU, uptime()))
+  log(
+    String(
+      format: "  draw %.1f ms + convert %.1f ms a frame (1T); scale 1: %.1f f/s", row.drawMS, row.convertMS,
+      row.renderScale1))
+  log(
+    String(
+      format:
+        "  render 1T %.1f (%.0f ms cpu)  all %.1f (%.0f)  mp4 %.1f / %.1f (cpu %.0f / %.0f)  webm %.1f / %.1f (cpu %.0f / %.0f)  load %@",
+      row.render1, row.render1CPU, row.renderAll, row.renderAllCPU, row.mp4, row.mp4Encode, row.mp4CPU,
+      row.mp4EncodeCPU,
+      row.webm, row.webmEncode, row.webmCPU, row.webmEncodeCPU, uptime()))
 }
 
 // Peak memory of whole CLI renders, 10 s against 60 s, all cores: with `--null` (the renderer
@@ -373,7 +406,8 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
 // way (50 frames, weather 60, against 300).
 var memory: [[String: Any]] = []
 if measureMemory {
-  for c in allCases where memoryCases.contains(c.name) && (only.map { $0.contains(c.name) || $0.contains(c.effect) } ?? true) {
+  for c in allCases
+  where memoryCases.contains(c.name) && (only.map { $0.contains(c.name) || $0.contains(c.effect) } ?? true) {
     var entry: [String: Any] = ["name": c.name]
     for seconds in [10, 60] {
       for null in [true, false] {
@@ -436,24 +470,32 @@ func mb(_ x: Double?) -> String { x.map { String(Int($0.rounded())) } ?? "-" }
 func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
 let header = [
   "case", "size", "fps", "1T f/s", "\(cores)T f/s", "scale", "@1x", "draw", "conv", "1T ms", "\(cores)T ms",
-  "skia", "x skia", "roof%", "mp4 r+e", "mp4 enc", "ratio", "cpu x", "webm r+e", "webm enc", "ratio", "cpu x", "MB null", "MB mp4", "MB enc",
+  "skia", "x skia", "roof%", "mp4 r+e", "mp4 enc", "ratio", "cpu x", "webm r+e", "webm enc", "ratio", "cpu x",
+  "MB null", "MB mp4", "MB enc",
 ]
 let widths = [28, 9, 3, 6, 6, 5, 6, 5, 5, 6, 6, 6, 6, 5, 7, 7, 5, 5, 8, 8, 5, 5, 9, 9, 9]
 func line(_ cells: [String]) -> String {
-  zip(cells, widths).enumerated().map { i, p in i == 0 ? p.0.padding(toLength: p.1, withPad: " ", startingAt: 0) : pad(p.0, p.1) }
-    .joined(separator: " ")
+  zip(cells, widths).enumerated().map { i, p in
+    i == 0 ? p.0.padding(toLength: p.1, withPad: " ", startingAt: 0) : pad(p.0, p.1)
+  }
+  .joined(separator: " ")
 }
 var table = line(header)
 for r in rows {
-  table += "\n" + line([
-    r.name, r.size, "\(r.fps)", f1(r.render1), f1(r.renderAll), f2(r.scaling), f1(r.renderScale1), f1(r.drawMS), f1(r.convertMS),
-    f0(r.render1CPU), f0(r.renderAllCPU),
-    r.skia.map(f1) ?? "-", r.skia.map { f1(r.renderScale1 / $0) } ?? "-", f0(100 * r.renderScale1 * r.frameBytes / (bandwidthAll * 1e9)),
-    f1(r.mp4), f1(r.mp4Encode), f2(r.mp4Ratio), f2(r.mp4CPURatio),
-    f1(r.webm), f1(r.webmEncode), f2(r.webmRatio), f2(r.webmCPURatio),
-    r.null10 == nil ? "-" : "\(mb(r.null10))/\(mb(r.null60))", r.memory10 == nil ? "-" : "\(mb(r.memory10))/\(mb(r.memory60))",
-    r.encoder10 == nil ? "-" : "\(mb(r.encoder10))/\(mb(r.encoder60))",
-  ])
+  table +=
+    "\n"
+    + line([
+      r.name, r.size, "\(r.fps)", f1(r.render1), f1(r.renderAll), f2(r.scaling), f1(r.renderScale1), f1(r.drawMS),
+      f1(r.convertMS),
+      f0(r.render1CPU), f0(r.renderAllCPU),
+      r.skia.map(f1) ?? "-", r.skia.map { f1(r.renderScale1 / $0) } ?? "-",
+      f0(100 * r.renderScale1 * r.frameBytes / (bandwidthAll * 1e9)),
+      f1(r.mp4), f1(r.mp4Encode), f2(r.mp4Ratio), f2(r.mp4CPURatio),
+      f1(r.webm), f1(r.webmEncode), f2(r.webmRatio), f2(r.webmCPURatio),
+      r.null10 == nil ? "-" : "\(mb(r.null10))/\(mb(r.null60))",
+      r.memory10 == nil ? "-" : "\(mb(r.memory10))/\(mb(r.memory60))",
+      r.encoder10 == nil ? "-" : "\(mb(r.encoder10))/\(mb(r.encoder60))",
+    ])
 }
 let notes = """
   f/s: frames a second (wall clock). 1T, \(cores)T: render only (drawn and converted to YUV on the render threads,
@@ -487,45 +529,68 @@ for r in rows {
   let profile = String(format: "1T draw %.1f + convert %.1f ms a frame", r.drawMS, r.convertMS)
   let reached = r.renderScale1 / roofline(r.frameBytes)
   let roof = String(
-    format: "the memory roofline (%.1f GB/s copy, %.1f MB a frame moved at least) allows %.0f f/s, %.0f%% of it reached: %@",
+    format:
+      "the memory roofline (%.1f GB/s copy, %.1f MB a frame moved at least) allows %.0f f/s, %.0f%% of it reached: %@",
     bandwidthAll, r.frameBytes / 1e6, roofline(r.frameBytes), 100 * reached,
-    reached > 0.5 ? "memory traffic bounds it; fewer bytes a frame (bands converted while in cache) is the way on" : "the time goes to drawing, not to memory")
+    reached > 0.5
+      ? "memory traffic bounds it; fewer bytes a frame (bands converted while in cache) is the way on"
+      : "the time goes to drawing, not to memory")
   if let skia = r.skia {
-    verdicts.append(Verdict(
-      target: "render-only \(r.size) scale 1, \(cores)T, / Skia", name: r.name, value: r.renderScale1 / skia, limit: 4, atMost: false,
-      evidence: "\(f1(r.renderScale1)) f/s against Skia's \(f1(skia)); \(profile); \(roof)"))
+    verdicts.append(
+      Verdict(
+        target: "render-only \(r.size) scale 1, \(cores)T, / Skia", name: r.name, value: r.renderScale1 / skia,
+        limit: 4, atMost: false,
+        evidence: "\(f1(r.renderScale1)) f/s against Skia's \(f1(skia)); \(profile); \(roof)"))
   }
   if r.name == "color-orbs" {
-    verdicts.append(Verdict(
-      target: "render-only f/s \(r.size) scale 1, \(cores)T", name: r.name, value: r.renderScale1, limit: 150, atMost: false,
-      evidence: "\(profile); \(roof)"))
+    verdicts.append(
+      Verdict(
+        target: "render-only f/s \(r.size) scale 1, \(cores)T", name: r.name, value: r.renderScale1, limit: 150,
+        atMost: false,
+        evidence: "\(profile); \(roof)"))
   }
   if cores >= 2 && r.skia != nil {
-    verdicts.append(Verdict(
-      target: "thread scaling 1T to \(cores)T", name: r.name, value: r.scaling, limit: 1.85, atMost: false,
-      evidence: String(
-        format: "CPU a frame rises from %.1f ms on one thread to %.1f on %d; the threads share the %.1f GB/s of memory (%.1f on one), each frame moving %.0f MB or more",
-        r.render1CPU, r.renderAllCPU, cores, bandwidthAll, bandwidth1, r.frameBytes / 1e6)))
+    verdicts.append(
+      Verdict(
+        target: "thread scaling 1T to \(cores)T", name: r.name, value: r.scaling, limit: 1.85, atMost: false,
+        evidence: String(
+          format:
+            "CPU a frame rises from %.1f ms on one thread to %.1f on %d; the threads share the %.1f GB/s of memory (%.1f on one), each frame moving %.0f MB or more",
+          r.render1CPU, r.renderAllCPU, cores, bandwidthAll, bandwidth1, r.frameBytes / 1e6)))
   }
   if r.size == "1080x1920" && measureEncoding {
-    for (codec, ratio, cpu, encodeCPU) in [("MP4 (H.264 medium)", r.mp4Ratio, r.mp4CPU, r.mp4EncodeCPU), ("WebM (VP9)", r.webmRatio, r.webmCPU, r.webmEncodeCPU)] {
-      verdicts.append(Verdict(
-        target: "\(codec) render+encode / encode-only", name: r.name, value: ratio, limit: 1.05, atMost: true,
-        evidence: String(
-          format: "rendering adds %.0f%% to the encoder's CPU (%.0f of %.0f ms a frame); on %d cores both compete for them",
-          (cpu / encodeCPU - 1) * 100, cpu - encodeCPU, encodeCPU, cores)))
+    for (codec, ratio, cpu, encodeCPU) in [
+      ("MP4 (H.264 medium)", r.mp4Ratio, r.mp4CPU, r.mp4EncodeCPU),
+      ("WebM (VP9)", r.webmRatio, r.webmCPU, r.webmEncodeCPU),
+    ] {
+      verdicts.append(
+        Verdict(
+          target: "\(codec) render+encode / encode-only", name: r.name, value: ratio, limit: 1.05, atMost: true,
+          evidence: String(
+            format:
+              "rendering adds %.0f%% to the encoder's CPU (%.0f of %.0f ms a frame); on %d cores both compete for them",
+            (cpu / encodeCPU - 1) * 100, cpu - encodeCPU, encodeCPU, cores)))
     }
   }
-  for (seconds, total, null, encoder) in [(10, r.memory10, r.null10, r.encoder10), (60, r.memory60, r.null60, r.encoder60)] {
+  for (seconds, total, null, encoder) in [
+    (10, r.memory10, r.null10, r.encoder10), (60, r.memory60, r.null60, r.encoder60),
+  ] {
     if let null {
-      verdicts.append(Verdict(
-        target: "peak MB rendering alone (--null), \(seconds) s", name: r.name, value: null, limit: 150, atMost: true,
-        evidence: String(format: "a float frame is %.0f MB; each render thread holds one, and layers and blur buffers their own", Double(r.width * r.height * 16) / 1e6)))
+      verdicts.append(
+        Verdict(
+          target: "peak MB rendering alone (--null), \(seconds) s", name: r.name, value: null, limit: 150, atMost: true,
+          evidence: String(
+            format: "a float frame is %.0f MB; each render thread holds one, and layers and blur buffers their own",
+            Double(r.width * r.height * 16) / 1e6)))
     }
     if let total, let encoder {
-      verdicts.append(Verdict(
-        target: "peak MB above the encoder alone, \(seconds) s to MP4", name: r.name, value: total - encoder, limit: 100, atMost: true,
-        evidence: "the render to MP4 peaks at \(mb(total)) MB, the encoder alone (the same frames from a file) at \(mb(encoder)), rendering alone at \(mb(null))"))
+      verdicts.append(
+        Verdict(
+          target: "peak MB above the encoder alone, \(seconds) s to MP4", name: r.name, value: total - encoder,
+          limit: 100, atMost: true,
+          evidence:
+            "the render to MP4 peaks at \(mb(total)) MB, the encoder alone (the same frames from a file) at \(mb(encoder)), rendering alone at \(mb(null))"
+        ))
     }
   }
 }
@@ -547,7 +612,8 @@ print(verdictText)
 fflush(stdout)  // before the log line below, which goes to unbuffered stderr
 
 let json: [String: Any] = [
-  "cores": cores, "renderRuns": renderRuns, "renderFrames": clipFrames, "encodeRuns": encodeRuns, "encodeFrames": encodeFrames,
+  "cores": cores, "renderRuns": renderRuns, "renderFrames": clipFrames, "encodeRuns": encodeRuns,
+  "encodeFrames": encodeFrames,
   "encodingMeasured": measureEncoding, "memoryMeasured": measureMemory,
   "memoryBandwidthGBs1Thread": bandwidth1, "memoryBandwidthGBsAllCores": bandwidthAll,
   "loadStart": startLoad, "loadEnd": endLoad, "seconds": Int(elapsed),
@@ -558,8 +624,10 @@ let json: [String: Any] = [
       "renderOnly1Thread": r.render1, "renderOnlyAllCores": r.renderAll, "threadScaling": number(r.scaling),
       "renderOnly1ThreadCPUms": r.render1CPU, "renderOnlyAllCoresCPUms": r.renderAllCPU,
       "renderOnlyAllCoresScale1": r.renderScale1, "drawMS1Thread": r.drawMS, "convertMS1Thread": r.convertMS,
-      "mp4RenderEncode": r.mp4, "mp4EncodeOnly": r.mp4Encode, "mp4Ratio": number(r.mp4Ratio), "mp4CPURatio": number(r.mp4CPURatio),
-      "webmRenderEncode": r.webm, "webmEncodeOnly": r.webmEncode, "webmRatio": number(r.webmRatio), "webmCPURatio": number(r.webmCPURatio),
+      "mp4RenderEncode": r.mp4, "mp4EncodeOnly": r.mp4Encode, "mp4Ratio": number(r.mp4Ratio),
+      "mp4CPURatio": number(r.mp4CPURatio),
+      "webmRenderEncode": r.webm, "webmEncodeOnly": r.webmEncode, "webmRatio": number(r.webmRatio),
+      "webmCPURatio": number(r.webmCPURatio),
       "peakMB10sNull": r.null10 ?? NSNull(), "peakMB60sNull": r.null60 ?? NSNull(),
       "peakMB10sMP4": r.memory10 ?? NSNull(), "peakMB60sMP4": r.memory60 ?? NSNull(),
       "peakMB10sEncoderAlone": r.encoder10 ?? NSNull(), "peakMB60sEncoderAlone": r.encoder60 ?? NSNull(),
@@ -569,7 +637,10 @@ let json: [String: Any] = [
   },
   "memory": memory,
   "targets": verdicts.map { v -> [String: Any] in
-    ["target": v.target, "name": v.name, "value": number(v.value), "limit": v.limit, "atMost": v.atMost, "met": v.met, "evidence": v.evidence]
+    [
+      "target": v.target, "name": v.name, "value": number(v.value), "limit": v.limit, "atMost": v.atMost, "met": v.met,
+      "evidence": v.evidence,
+    ]
   },
 ]
 try FileManager.default.createDirectory(atPath: "bench", withIntermediateDirectories: true)

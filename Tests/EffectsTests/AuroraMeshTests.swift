@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import Raster
+import Testing
 import Timing
+
 @testable import Effects
 
 @Test(arguments: [0.0, 1.7, 12.25, 1234.5, -3])

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import Raster
+import Testing
 import Timing
+
 @testable import Effects
 
 @Test(arguments: [0.0, 0.4, 3.3, 77.7])

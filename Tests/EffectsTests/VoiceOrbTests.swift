@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import Raster
+import Testing
 import Timing
+
 @testable import Effects
 
 @Test(arguments: [
@@ -95,8 +96,10 @@ func voiceScaleSwellsFrom86Percent(energy: Double, scale: Double) {
 }
 
 @Test func sequencesChangeStateAtTheirStepBoundaries() {
-  let s = VoiceOrbSequence([.init(.idle, seconds: 1), .init(.idle, seconds: 1), .init(.speaking, seconds: 0.5),
-                            .init(.thinking, seconds: 0), .init(.listening, seconds: 1)])
+  let s = VoiceOrbSequence([
+    .init(.idle, seconds: 1), .init(.idle, seconds: 1), .init(.speaking, seconds: 0.5),
+    .init(.thinking, seconds: 0), .init(.listening, seconds: 1),
+  ])
   #expect(s.changes.map(\.time) == [2, 2.5])
   #expect(s.duration == 3.5)
   #expect(s.state(at: -1) == .idle && s.state(at: 2) == .speaking && s.state(at: 2.6) == .listening)
@@ -110,7 +113,8 @@ private func render(_ given: [String: ParameterValue], reduceMotion: Bool = fals
   let image = Image(width: 64, height: 64)
   var context = Surface(image: image, scale: 64.0 / 400).context()
   let values = ParameterValues(specs: VoiceOrb.info.parameters, given: given)
-  VoiceOrb(values: values, environment: RenderEnvironment(reduceMotion: reduceMotion)).draw(in: &context, clock: Clock(time: time))
+  VoiceOrb(values: values, environment: RenderEnvironment(reduceMotion: reduceMotion)).draw(
+    in: &context, clock: Clock(time: time))
   return image
 }
 
@@ -161,7 +165,9 @@ private func meanSaturation(_ image: Image) -> Float {
   // orb's partial coverage (a swell from 0.86 would add about 200 pixels).
   #expect(abs(solidCount(reduced, above: 0.9) - solidCount(quiet, above: 0.9)) < 20)
   #expect(abs(solidCount(reduced, above: 0.9) - solidCount(moving, above: 0.9)) < 10)
-  #expect(reduced[32, 40].x + reduced[32, 40].y + reduced[32, 40].z > quiet[32, 40].x + quiet[32, 40].y + quiet[32, 40].z + 0.3)
+  #expect(
+    reduced[32, 40].x + reduced[32, 40].y + reduced[32, 40].z > quiet[32, 40].x + quiet[32, 40].y + quiet[32, 40].z
+      + 0.3)
   // Still colors: the same picture at any time.
   #expect(render(still, reduceMotion: true, time: 5)[32, 40] == reduced[32, 40])
 }

@@ -47,7 +47,9 @@ func writeWAV(to path: String, silent: Double, loud: Double, rate: Int = 48_000)
     let dir = TemporaryDirectory()
     let wav = dir.path("noise.wav"), out = dir.path("orb.webm")
     try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: wav))
-    let r = try runLoopsmith(["render", "voice-orb", "--audio", wav, "-o", out, "--size", "32x32", "--scale", "0.1", "--quiet"])
+    let r = try runLoopsmith([
+      "render", "voice-orb", "--audio", wav, "-o", out, "--size", "32x32", "--scale", "0.1", "--quiet",
+    ])
     #expect(r.status == 2)
     #expect(r.stderr.hasPrefix("Error: --audio: ") && r.stderr.contains("noise.wav"), "\(r.stderr)")
     #expect(!FileManager.default.fileExists(atPath: out))

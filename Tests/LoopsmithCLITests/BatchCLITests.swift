@@ -6,18 +6,23 @@ import _TestSupport
 
 /// `loopsmith batch` through the real binary, on tiny presets: every render is a few 16x16 frames.
 @Suite struct BatchCLITests {
-  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
   static let tiny = ["--size", "16x16", "--scale", "0.1", "--fps", "5", "--duration", "1", "--quiet"]
 
   /// A folder of small presets: one with two outputs, a transparent one to WebM, and a third.
-  static func folder(_ dir: TemporaryDirectory, _ name: String = "presets", presets: [String: String]? = nil) throws -> String {
+  static func folder(
+    _ dir: TemporaryDirectory, _ name: String = "presets", presets: [String: String]? = nil
+  ) throws -> String {
     let path = dir.path(name)
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    let all = presets ?? [
-      "orbs": #"{"version": 1, "effect": "color-orbs", "maxSpeedChange": 1, "outputs": ["orbs.mp4", "orbs.webm"]}"#,
-      "voice": #"{"version": 1, "effect": "voice-orb", "parameters": {"state": "speaking"}, "maxSpeedChange": 1, "outputs": ["voice.webm"]}"#,
-      "aurora": #"{"version": 1, "effect": "aurora-mesh", "maxSpeedChange": 1}"#,
-    ]
+    let all =
+      presets ?? [
+        "orbs": #"{"version": 1, "effect": "color-orbs", "maxSpeedChange": 1, "outputs": ["orbs.mp4", "orbs.webm"]}"#,
+        "voice":
+          #"{"version": 1, "effect": "voice-orb", "parameters": {"state": "speaking"}, "maxSpeedChange": 1, "outputs": ["voice.webm"]}"#,
+        "aurora": #"{"version": 1, "effect": "aurora-mesh", "maxSpeedChange": 1}"#,
+      ]
     for (name, json) in all { try json.write(toFile: "\(path)/\(name).json", atomically: true, encoding: .utf8) }
     return path
   }
@@ -29,7 +34,9 @@ import _TestSupport
   }
 
   static func statuses(_ rows: [[String: Any]]) -> [String: String] {
-    Dictionary(rows.map { ("\($0["preset"]!)/\($0["path"] as? String ?? "-")", $0["status"] as! String) }, uniquingKeysWith: { a, _ in a })
+    Dictionary(
+      rows.map { ("\($0["preset"]!)/\($0["path"] as? String ?? "-")", $0["status"] as! String) },
+      uniquingKeysWith: { a, _ in a })
   }
 
   @Test func rendersAllThenSkipsAllThenOnlyTheEditedPreset() throws {
@@ -53,7 +60,9 @@ import _TestSupport
     #expect(FileManager.default.fileExists(atPath: "\(out)/aurora.mp4"))  // no outputs: NAME.mp4
 
     func modified() throws -> [Date] {
-      try rows.map { try FileManager.default.attributesOfItem(atPath: "\(out)/\($0["path"]!)")[.modificationDate] as! Date }
+      try rows.map {
+        try FileManager.default.attributesOfItem(atPath: "\(out)/\($0["path"]!)")[.modificationDate] as! Date
+      }
     }
     let before = try modified()
     let second = try runLoopsmith(["batch", presets, "--out", out, "--jobs", "2"] + Self.tiny)
@@ -63,15 +72,22 @@ import _TestSupport
     let forced = try runLoopsmith(["batch", presets, "--out", out, "--dry-run", "--force"] + Self.tiny)
     #expect(forced.stdout.hasSuffix("3 to render, 0 up to date, 0 invalid\n"), "\(forced.stdout)")
 
-    try #"{"version": 1, "effect": "aurora-mesh", "maxSpeedChange": 1, "appearance": "light"}"#.write(toFile: "\(presets)/aurora.json", atomically: true, encoding: .utf8)
+    try #"{"version": 1, "effect": "aurora-mesh", "maxSpeedChange": 1, "appearance": "light"}"#.write(
+      toFile: "\(presets)/aurora.json", atomically: true, encoding: .utf8)
     let dry = try runLoopsmith(["batch", presets, "--out", out, "--dry-run", "--json"] + Self.tiny)
     let plan = try #require(try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [[String: Any]])
     #expect(plan.map { "\($0["name"]!)=\($0["status"]!)" } == ["aurora=render", "orbs=up-to-date", "voice=up-to-date"])
     let third = try runLoopsmith(["batch", presets, "--out", out] + Self.tiny)
     #expect(third.status == 0, "\(third.stderr)")
-    #expect(Self.statuses(try Self.manifest(out)) == ["aurora/aurora.mp4": "rendered", "orbs/orbs.mp4": "skipped", "orbs/orbs.webm": "skipped", "voice/voice.webm": "skipped"])
+    #expect(
+      Self.statuses(try Self.manifest(out)) == [
+        "aurora/aurora.mp4": "rendered", "orbs/orbs.mp4": "skipped", "orbs/orbs.webm": "skipped",
+        "voice/voice.webm": "skipped",
+      ])
     // The overrides are effective parameters: another size renders again.
-    let bigger = try runLoopsmith(["batch", presets, "--out", out, "--dry-run", "--size", "32x32", "--scale", "0.1", "--fps", "5", "--duration", "1"])
+    let bigger = try runLoopsmith([
+      "batch", presets, "--out", out, "--dry-run", "--size", "32x32", "--scale", "0.1", "--fps", "5", "--duration", "1",
+    ])
     #expect(bigger.stdout.contains("3 to render, 0 up to date"), "\(bigger.stdout)")
   }
 
@@ -79,7 +95,10 @@ import _TestSupport
     let dir = TemporaryDirectory()
     let presets = Self.packageRoot.appendingPathComponent("presets").path
     func names(_ args: [String], env: [String: String] = [:]) throws -> [String] {
-      let r = try runLoopsmith(["batch"] + args + ["--out", dir.path("out"), "--dry-run", "--json", "--size", "16x16", "--scale", "0.1", "--fps", "5"], environment: env)
+      let r = try runLoopsmith(
+        ["batch"] + args + [
+          "--out", dir.path("out"), "--dry-run", "--json", "--size", "16x16", "--scale", "0.1", "--fps", "5",
+        ], environment: env)
       #expect(r.status == 0, "\(r.stderr)")
       let rows = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
       #expect(rows.allSatisfy { $0["status"] as? String == "render" }, "\(rows)")
@@ -99,28 +118,39 @@ import _TestSupport
     // The schedulers' variables pick the same shards.
     let second = try names([presets, "--shard", "2/3"])
     #expect(try names([presets, "--shards", "3"], env: ["JOB_COMPLETION_INDEX": "1"]) == second)
-    #expect(try names([presets], env: ["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "3"]) == second)
+    #expect(
+      try names(
+        [presets], env: ["SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "3"])
+        == second)
     #expect(try names([presets, "--shards", "3"], env: ["AWS_BATCH_JOB_ARRAY_INDEX": "1"]) == second)
-    let missing = try runLoopsmith(["batch", presets, "--out", dir.path("out"), "--dry-run"], environment: ["JOB_COMPLETION_INDEX": "1"])
+    let missing = try runLoopsmith(
+      ["batch", presets, "--out", dir.path("out"), "--dry-run"], environment: ["JOB_COMPLETION_INDEX": "1"])
     #expect(missing.status == 2 && missing.stderr.contains("--shards"), "\(missing.stderr)")
   }
 
   @Test func aBadPresetFailsAloneWithItsErrorInTheManifest() throws {
     let dir = TemporaryDirectory()
-    let presets = try Self.folder(dir, presets: [
-      "good": #"{"effect": "color-orbs", "maxSpeedChange": 1}"#,
-      "badvalue": #"{"effect": "color-orbs", "parameters": {"speed": 99}}"#,
-      "badcrf": #"{"effect": "color-orbs", "maxSpeedChange": 1, "crf": 99, "outputs": ["badcrf.mp4"]}"#,
-    ])
+    let presets = try Self.folder(
+      dir,
+      presets: [
+        "good": #"{"effect": "color-orbs", "maxSpeedChange": 1}"#,
+        "badvalue": #"{"effect": "color-orbs", "parameters": {"speed": 99}}"#,
+        "badcrf": #"{"effect": "color-orbs", "maxSpeedChange": 1, "crf": 99, "outputs": ["badcrf.mp4"]}"#,
+      ])
     let out = dir.path("out")
     let r = try runLoopsmith(["batch", presets, "--out", out] + Self.tiny)
     #expect(r.status == 1)
-    #expect(r.stderr.contains("badvalue: ") && r.stderr.contains("badcrf: ") && r.stderr.contains("'parameters.speed'"), "\(r.stderr)")
+    #expect(
+      r.stderr.contains("badvalue: ") && r.stderr.contains("badcrf: ") && r.stderr.contains("'parameters.speed'"),
+      "\(r.stderr)")
     let rows = try Self.manifest(out)
-    #expect(Self.statuses(rows) == ["badcrf/badcrf.mp4": "failed", "badvalue/-": "failed", "good/good.mp4": "rendered"])
+    #expect(
+      Self.statuses(rows) == ["badcrf/badcrf.mp4": "failed", "badvalue/-": "failed", "good/good.mp4": "rendered"])
     let bad = try #require(rows.first { $0["preset"] as? String == "badcrf" })
     #expect((bad["error"] as? String ?? "").contains("--crf"))
-    #expect(FileManager.default.fileExists(atPath: "\(out)/good.mp4") && !FileManager.default.fileExists(atPath: "\(out)/badcrf.mp4"))
+    #expect(
+      FileManager.default.fileExists(atPath: "\(out)/good.mp4")
+        && !FileManager.default.fileExists(atPath: "\(out)/badcrf.mp4"))
   }
 
   @Test func inputErrorsExitTwo() throws {
@@ -128,12 +158,18 @@ import _TestSupport
     let a = try Self.folder(dir, "a", presets: ["same": #"{"effect": "color-orbs"}"#])
     let b = try Self.folder(dir, "b", presets: ["same": #"{"effect": "aurora-mesh"}"#])
     try FileManager.default.createDirectory(atPath: dir.path("empty"), withIntermediateDirectories: true)
-    let clash = try Self.folder(dir, "c", presets: [
-      "one": #"{"effect": "color-orbs", "outputs": ["x.mp4"]}"#, "two": #"{"effect": "aurora-mesh", "outputs": ["x.mp4"]}"#,
-    ])
+    let clash = try Self.folder(
+      dir, "c",
+      presets: [
+        "one": #"{"effect": "color-orbs", "outputs": ["x.mp4"]}"#,
+        "two": #"{"effect": "aurora-mesh", "outputs": ["x.mp4"]}"#,
+      ])
     let duplicate = try runLoopsmith(["batch", a, b, "--out", dir.path("o")])
     #expect(duplicate.status == 2)
-    #expect(duplicate.stderr == "Error: two presets are named 'same': \(a)/same.json and \(b)/same.json; expected each name once (it names the outputs)\n")
+    #expect(
+      duplicate.stderr
+        == "Error: two presets are named 'same': \(a)/same.json and \(b)/same.json; expected each name once (it names the outputs)\n"
+    )
     let shard = try runLoopsmith(["batch", a, "--out", dir.path("o"), "--shard", "2-3"])
     #expect(shard.stderr == "Error: --shard: '2-3' is not valid; expected K/N, like 2/3 (the second of three shards)\n")
     for (args, expected) in [
@@ -177,8 +213,14 @@ import _TestSupport
   @Test func batchHelpListsItsOptions() throws {
     let r = try runLoopsmith(["batch", "--help"])
     #expect(r.status == 0)
-    #expect(r.stdout.contains("USAGE: loopsmith batch <preset.json | folder>... --out DIR [options]\n       loopsmith batch --merge DIR... --out DIR [--gallery]\n"))
-    for option in ["--out <dir>", "-j, --jobs <n>", "--force", "--dry-run", "--shard <K/N>", "--shards <n>", "--merge", "--gallery", "-h, --help"] {
+    #expect(
+      r.stdout.contains(
+        "USAGE: loopsmith batch <preset.json | folder>... --out DIR [options]\n       loopsmith batch --merge DIR... --out DIR [--gallery]\n"
+      ))
+    for option in [
+      "--out <dir>", "-j, --jobs <n>", "--force", "--dry-run", "--shard <K/N>", "--shards <n>", "--merge", "--gallery",
+      "-h, --help",
+    ] {
       #expect(r.stdout.contains("  \(option) "), "\(option)")
     }
     let top = try runLoopsmith(["--help"])
@@ -188,7 +230,10 @@ import _TestSupport
   @Test func theSchemaCommandPrintsTheCheckedInSchema() throws {
     let r = try runLoopsmith(["schema"])
     #expect(r.status == 0)
-    #expect(r.stdout == (try String(contentsOfFile: Self.packageRoot.appendingPathComponent("presets/schema.json").path, encoding: .utf8)))
+    #expect(
+      r.stdout
+        == (try String(
+          contentsOfFile: Self.packageRoot.appendingPathComponent("presets/schema.json").path, encoding: .utf8)))
   }
 
   static var chromium: String? {
@@ -202,7 +247,10 @@ import _TestSupport
     let dir = TemporaryDirectory()
     let presets = try Self.folder(dir)
     let out = dir.path("out")
-    let r = try runLoopsmith(["batch", presets, "--out", out, "--gallery", "--size", "64x64", "--scale", "0.2", "--fps", "10", "--duration", "2", "--quiet"])
+    let r = try runLoopsmith([
+      "batch", presets, "--out", out, "--gallery", "--size", "64x64", "--scale", "0.2", "--fps", "10", "--duration",
+      "2", "--quiet",
+    ])
     #expect(r.status == 0, "\(r.stderr)")
     // A probe page beside the gallery: the gallery in a frame, each video's state written to the DOM.
     let probe = """
@@ -230,15 +278,18 @@ import _TestSupport
     try probe.write(toFile: "\(out)/probe.html", atomically: true, encoding: .utf8)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Self.chromium!)
-    process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required",
-                         "--allow-file-access-from-files", "--virtual-time-budget=30000", "--dump-dom", "file://\(out)/probe.html"]
+    process.arguments = [
+      "--headless", "--no-sandbox", "--disable-gpu", "--autoplay-policy=no-user-gesture-required",
+      "--allow-file-access-from-files", "--virtual-time-budget=30000", "--dump-dom", "file://\(out)/probe.html",
+    ]
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = FileHandle.nullDevice
     try process.run()
     let dom = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    let start = try #require(dom.range(of: "<pre id=\"report\">")), end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
+    let start = try #require(dom.range(of: "<pre id=\"report\">")),
+      end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
     let json = String(dom[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&quot;", with: "\"")
     let videos = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]], "\(dom)")
     #expect(videos.count == 4)

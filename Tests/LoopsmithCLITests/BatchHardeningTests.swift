@@ -10,7 +10,8 @@ import _TestSupport
   static let tiny = BatchCLITests.tiny
 
   static func write(_ text: String, _ path: String) throws {
-    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
   }
 
@@ -38,11 +39,15 @@ import _TestSupport
     try FileManager.default.createDirectory(atPath: shard, withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(atPath: shard + "/link", withDestinationPath: dir.url.path)
     let value = path == "ABSOLUTE" ? victim : path
-    try Self.write(Self.shardManifest([#"{"preset": "p", "path": "\#(value)", "status": "rendered", "bytes": 8}"#]), shard + "/manifest.json")
+    try Self.write(
+      Self.shardManifest([#"{"preset": "p", "path": "\#(value)", "status": "rendered", "bytes": 8}"#]),
+      shard + "/manifest.json")
     // Run from the folder holding the victim too: a path read against the working folder would find it.
     let r = try runLoopsmith(["batch", "--merge", shard, "--out", out, "--gallery"], in: dir.url)
     #expect(r.status == 2, "\(r.stderr)")
-    #expect(r.stderr == "Error: \(shard)/manifest.json: \(rule); expected a relative path inside \(shard)\n" || r.stderr.contains(rule), "\(r.stderr)")
+    #expect(
+      r.stderr == "Error: \(shard)/manifest.json: \(rule); expected a relative path inside \(shard)\n"
+        || r.stderr.contains(rule), "\(r.stderr)")
     #expect(r.stderr.split(separator: "\n").count == 1)
     #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
     #expect(Self.files(out).filter { !$0.hasPrefix(".") } == [], "\(Self.files(out))")
@@ -63,7 +68,9 @@ import _TestSupport
     try Self.write(#"{"effect": "voice-orb", "\#(field)": "\#(value)"}"#, presets + "/p.json")
     let r = try runLoopsmith(["render", presets + "/p.json", "-o", dir.path("x.y4m")] + Self.tiny)
     #expect(r.status == 2)
-    #expect(r.stderr == "Error: \(presets)/p.json: '\(field)': \(rule); expected a relative path inside \(presets)\n", "\(r.stderr)")
+    #expect(
+      r.stderr == "Error: \(presets)/p.json: '\(field)': \(rule); expected a relative path inside \(presets)\n",
+      "\(r.stderr)")
     // In a batch the preset fails alone, and neither its manifest entry nor the gallery quotes the file.
     let out = dir.path("out")
     let b = try runLoopsmith(["batch", presets, "--out", out, "--gallery"] + Self.tiny)
@@ -87,11 +94,17 @@ import _TestSupport
     try Self.write("{\"effect\": \"voice-orb\",\n \"description\": hunter2}", presets + "/broken.json")
     let r = try runLoopsmith(["render", presets + "/csv.json", "-o", dir.path("x.y4m")] + Self.tiny)
     #expect(r.status == 2)
-    #expect(r.stderr == "Error: --levels: \(presets)/secret.env: line 2, column 1: expected time,level (two decimal numbers), found 1 field; expected CSV lines of seconds,level\n", "\(r.stderr)")
+    #expect(
+      r.stderr
+        == "Error: --levels: \(presets)/secret.env: line 2, column 1: expected time,level (two decimal numbers), found 1 field; expected CSV lines of seconds,level\n",
+      "\(r.stderr)")
     let b = try runLoopsmith(["batch", presets, "--out", out, "--gallery"] + Self.tiny)
     #expect(b.status == 1)
     #expect(b.stderr.contains("broken.json: not valid JSON at line 2, column 17"), "\(b.stderr)")
-    for text in [b.stdout, b.stderr, try String(contentsOfFile: "\(out)/manifest.json", encoding: .utf8), try String(contentsOfFile: "\(out)/index.html", encoding: .utf8)] {
+    for text in [
+      b.stdout, b.stderr, try String(contentsOfFile: "\(out)/manifest.json", encoding: .utf8),
+      try String(contentsOfFile: "\(out)/index.html", encoding: .utf8),
+    ] {
       #expect(!text.contains("hunter2") && !text.contains("PASSWORD"), "\(text)")
     }
   }
@@ -118,18 +131,31 @@ import _TestSupport
   @Test func duplicateKeysAreRefusedAtAnyDepth() throws {
     let dir = TemporaryDirectory()
     for (name, json, expected) in [
-      ("top", "{\"effect\": \"color-orbs\",\n  \"fps\": 30, \"fps\": 5}", "top.json: duplicate key 'fps' at line 2, column 14; expected each key once in an object"),
-      ("nested", #"{"effect": "color-orbs", "parameters": {"speed": 1, "speed": 2}}"#, "nested.json: duplicate key 'parameters.speed' at line 1, column 53"),
-      ("escaped", #"{"effect": "color-orbs", "\u0065ffect": "aurora-mesh"}"#, "escaped.json: duplicate key 'effect' at line 1, column 26"),
+      (
+        "top", "{\"effect\": \"color-orbs\",\n  \"fps\": 30, \"fps\": 5}",
+        "top.json: duplicate key 'fps' at line 2, column 14; expected each key once in an object"
+      ),
+      (
+        "nested", #"{"effect": "color-orbs", "parameters": {"speed": 1, "speed": 2}}"#,
+        "nested.json: duplicate key 'parameters.speed' at line 1, column 53"
+      ),
+      (
+        "escaped", #"{"effect": "color-orbs", "\u0065ffect": "aurora-mesh"}"#,
+        "escaped.json: duplicate key 'effect' at line 1, column 26"
+      ),
     ] {
       try Self.write(json, dir.path("\(name).json"))
       let r = try runLoopsmith(["render", dir.path("\(name).json"), "-o", dir.path("x.y4m"), "--quiet"])
       #expect(r.status == 2)
-      #expect(r.stderr.hasPrefix("Error: \(dir.url.path)/") && r.stderr.contains(expected) && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+      #expect(
+        r.stderr.hasPrefix("Error: \(dir.url.path)/") && r.stderr.contains(expected)
+          && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
     }
     // A shard's manifest too.
     let shard = dir.path("shard")
-    try Self.write(#"{"version": 1, "outputs": [{"preset": "p", "path": "p.mp4", "path": "../x", "status": "failed"}]}"#, shard + "/manifest.json")
+    try Self.write(
+      #"{"version": 1, "outputs": [{"preset": "p", "path": "p.mp4", "path": "../x", "status": "failed"}]}"#,
+      shard + "/manifest.json")
     let m = try runLoopsmith(["batch", "--merge", shard, "--out", dir.path("out")])
     #expect(m.status == 2 && m.stderr.contains("duplicate key 'outputs[0].path' at line 1, column 61"), "\(m.stderr)")
   }
@@ -141,20 +167,26 @@ import _TestSupport
     let shard = dir.path("shard"), out = dir.path("out")
     let hostile = #"x'><script>alert(1)</script>\"&#?%é\u0007"#
     try Self.write("not really a video", shard + "/p.mp4")
-    try Self.write(Self.shardManifest([
-      #"{"preset": "p", "path": "p.mp4", "status": "rendered", "format": "mp4", "codecs": "\#(hostile)", "width": 16, "height": 16}"#,
-      #"{"preset": "q", "path": null, "status": "failed", "error": "\#(hostile)", "presetFile": "\#(hostile)"}"#,
-    ]), shard + "/manifest.json")
+    try Self.write(
+      Self.shardManifest([
+        #"{"preset": "p", "path": "p.mp4", "status": "rendered", "format": "mp4", "codecs": "\#(hostile)", "width": 16, "height": 16}"#,
+        #"{"preset": "q", "path": null, "status": "failed", "error": "\#(hostile)", "presetFile": "\#(hostile)"}"#,
+      ]), shard + "/manifest.json")
     let r = try runLoopsmith(["batch", "--merge", shard, "--out", out, "--gallery", "--quiet"])
     #expect(r.status == 1, "\(r.stderr)")  // a failed preset in a shard
-    #expect(r.stderr.contains("  q: x'><script>alert(1)</script>\"&#?%é\u{FFFD}\n") && !r.stderr.contains("\u{7}"), "\(r.stderr)")
+    #expect(
+      r.stderr.contains("  q: x'><script>alert(1)</script>\"&#?%é\u{FFFD}\n") && !r.stderr.contains("\u{7}"),
+      "\(r.stderr)")
     let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
     #expect(!html.contains("<script") && !html.contains("'>") && !html.contains("\u{7}"))
-    #expect(html.contains(#"type="video/mp4; codecs=&quot;x&#39;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;&amp;#?%é"#), "\(html)")
+    #expect(
+      html.contains(#"type="video/mp4; codecs=&quot;x&#39;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;&amp;#?%é"#),
+      "\(html)")
     #expect(html.contains("failed: x&#39;&gt;&lt;script&gt;"))
     // The manifest is JSON written by an encoder: the values come back exactly.
     let rows = try BatchCLITests.manifest(out)
-    #expect(rows.first { $0["preset"] as? String == "p" }?["codecs"] as? String == "x'><script>alert(1)</script>\"&#?%é\u{7}")
+    #expect(
+      rows.first { $0["preset"] as? String == "p" }?["codecs"] as? String == "x'><script>alert(1)</script>\"&#?%é\u{7}")
   }
 
   @Test func aPresetNamedWithURLCharactersGetsWorkingURLs() throws {
@@ -179,7 +211,8 @@ import _TestSupport
 
   @Test func aTamperedOutputOfTheSameSizeIsRenderedAgain() throws {
     let dir = TemporaryDirectory()
-    let presets = try BatchCLITests.folder(dir, presets: ["orbs": #"{"effect": "color-orbs", "maxSpeedChange": 1, "outputs": ["orbs.y4m", "orbs.mp4"]}"#])
+    let presets = try BatchCLITests.folder(
+      dir, presets: ["orbs": #"{"effect": "color-orbs", "maxSpeedChange": 1, "outputs": ["orbs.y4m", "orbs.mp4"]}"#])
     let out = dir.path("out")
     #expect(try runLoopsmith(["batch", presets, "--out", out] + Self.tiny).status == 0)
     let path = out + "/orbs.y4m"
@@ -191,10 +224,15 @@ import _TestSupport
     #expect(dry.stdout.contains("1 to render, 0 up to date"), "\(dry.stdout)")
     let r = try runLoopsmith(["batch", presets, "--out", out] + Self.tiny)
     #expect(r.status == 0, "\(r.stderr)")
-    #expect(BatchCLITests.statuses(try BatchCLITests.manifest(out)) == ["orbs/orbs.y4m": "rendered", "orbs/orbs.mp4": "rendered"])
+    #expect(
+      BatchCLITests.statuses(try BatchCLITests.manifest(out)) == [
+        "orbs/orbs.y4m": "rendered", "orbs/orbs.mp4": "rendered",
+      ])
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
     // Untouched, it is up to date again.
-    #expect(try runLoopsmith(["batch", presets, "--out", out, "--dry-run"] + Self.tiny).stdout.contains("0 to render, 1 up to date"))
+    #expect(
+      try runLoopsmith(["batch", presets, "--out", out, "--dry-run"] + Self.tiny).stdout.contains(
+        "0 to render, 1 up to date"))
   }
 
   @Test func aSubsetRunKeepsTheOtherPresetsEntries() throws {
@@ -204,9 +242,11 @@ import _TestSupport
     #expect(try runLoopsmith(["batch", presets, "--out", out] + Self.tiny).status == 0)
     let r = try runLoopsmith(["batch", presets + "/aurora.json", "--out", out, "--force"] + Self.tiny)
     #expect(r.status == 0, "\(r.stderr)")
-    #expect(BatchCLITests.statuses(try BatchCLITests.manifest(out)) == [
-      "aurora/aurora.mp4": "rendered", "orbs/orbs.mp4": "rendered", "orbs/orbs.webm": "rendered", "voice/voice.webm": "rendered",
-    ])
+    #expect(
+      BatchCLITests.statuses(try BatchCLITests.manifest(out)) == [
+        "aurora/aurora.mp4": "rendered", "orbs/orbs.mp4": "rendered", "orbs/orbs.webm": "rendered",
+        "voice/voice.webm": "rendered",
+      ])
   }
 
   @Test func batchesRunningAtOnceIntoOneFolderKeepEveryEntry() throws {
@@ -214,10 +254,12 @@ import _TestSupport
     let out = dir.path("out")
     var processes: [Process] = []
     for k in 0..<3 {
-      let folder = try BatchCLITests.folder(dir, "set\(k)", presets: [
-        "p\(k)a": #"{"effect": "color-orbs", "maxSpeedChange": 1, "outputs": ["p\#(k)a.y4m"]}"#,
-        "p\(k)b": #"{"effect": "aurora-mesh", "maxSpeedChange": 1, "outputs": ["p\#(k)b.y4m"]}"#,
-      ])
+      let folder = try BatchCLITests.folder(
+        dir, "set\(k)",
+        presets: [
+          "p\(k)a": #"{"effect": "color-orbs", "maxSpeedChange": 1, "outputs": ["p\#(k)a.y4m"]}"#,
+          "p\(k)b": #"{"effect": "aurora-mesh", "maxSpeedChange": 1, "outputs": ["p\#(k)b.y4m"]}"#,
+        ])
       let p = Process()
       p.executableURL = loopsmithBinary()
       p.arguments = ["batch", folder, "--out", out, "--threads", "1"] + Self.tiny
@@ -230,7 +272,9 @@ import _TestSupport
     for p in processes { p.waitUntilExit() }
     #expect(processes.allSatisfy { $0.terminationStatus == 0 })
     let rows = try BatchCLITests.manifest(out)
-    #expect(Set(rows.compactMap { $0["path"] as? String }) == Set((0..<3).flatMap { ["p\($0)a.y4m", "p\($0)b.y4m"] }), "\(rows)")
+    #expect(
+      Set(rows.compactMap { $0["path"] as? String }) == Set((0..<3).flatMap { ["p\($0)a.y4m", "p\($0)b.y4m"] }),
+      "\(rows)")
     for row in rows { #expect(row["sha256"] as? String == SHA256.hex(ofFile: "\(out)/\(row["path"]!)")) }
   }
 
@@ -258,7 +302,8 @@ import _TestSupport
     #expect(try runLoopsmith(["batch", presets + "/aurora.json", "--out", out] + Self.tiny).status == 0)
     #expect(try runLoopsmith(["batch", presets + "/orbs.json", "--out", shard] + Self.tiny).status == 0)
     #expect(try runLoopsmith(["batch", "--merge", shard, "--out", out]).status == 0)
-    #expect(Set(try BatchCLITests.manifest(out).map { $0["path"] as! String }) == ["aurora.mp4", "orbs.mp4", "orbs.webm"])
+    #expect(
+      Set(try BatchCLITests.manifest(out).map { $0["path"] as! String }) == ["aurora.mp4", "orbs.mp4", "orbs.webm"])
   }
 
   // MARK: - Signals and what they leave
@@ -266,7 +311,9 @@ import _TestSupport
   /// Starts a batch rendering a long preset and waits until its temporary file exists.
   static func startLongBatch(_ dir: TemporaryDirectory, out: String) throws -> Process {
     let presets = dir.path("long")
-    try Self.write(#"{"effect": "color-orbs", "size": "16x16", "scale": 0.05, "fps": 10, "duration": 3600, "outputs": ["long.y4m"]}"#, presets + "/long.json")
+    try Self.write(
+      #"{"effect": "color-orbs", "size": "16x16", "scale": 0.05, "fps": 10, "duration": 3600, "outputs": ["long.y4m"]}"#,
+      presets + "/long.json")
     let p = Process()
     p.executableURL = loopsmithBinary()
     p.arguments = ["batch", presets, "--out", out, "--threads", "1", "--quiet"]
@@ -292,7 +339,8 @@ import _TestSupport
     // A live process's temporary in the same folder (this test's own pid) must stay.
     let live = ".other.mp4.\(getpid())-1.loopsmith-tmp"
     try Self.write("live", "\(out)/\(live)")
-    let presets = try BatchCLITests.folder(dir, presets: ["quick": #"{"effect": "color-orbs", "maxSpeedChange": 1, "outputs": ["quick.y4m"]}"#])
+    let presets = try BatchCLITests.folder(
+      dir, presets: ["quick": #"{"effect": "color-orbs", "maxSpeedChange": 1, "outputs": ["quick.y4m"]}"#])
     let r = try runLoopsmith(["batch", presets, "--out", out] + Self.tiny)
     #expect(r.status == 0, "\(r.stderr)")
     #expect(Self.files(out) == [live, ".loopsmith-lock", "manifest.json", "quick.y4m"].sorted(), "\(Self.files(out))")

@@ -9,7 +9,8 @@ import _TestSupport
     let presets = dir.path("presets"), out = dir.path("out")
     try FileManager.default.createDirectory(atPath: presets, withIntermediateDirectories: true)
     func preset(_ name: String, seconds: Int) throws {
-      let json = #"{"version": 1, "effect": "color-orbs", "size": "16x16", "scale": 0.05, "fps": 10, "duration": \#(seconds), "outputs": ["\#(name).y4m"]}"#
+      let json =
+        #"{"version": 1, "effect": "color-orbs", "size": "16x16", "scale": 0.05, "fps": 10, "duration": \#(seconds), "outputs": ["\#(name).y4m"]}"#
       try Data(json.utf8).write(to: URL(fileURLWithPath: "\(presets)/\(name).json"))
     }
     try preset("a-short", seconds: 1)
@@ -35,13 +36,16 @@ import _TestSupport
     #expect(process.terminationStatus == 130)
 
     let data = try Data(contentsOf: URL(fileURLWithPath: "\(out)/manifest.json"))
-    let rows = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["outputs"] as? [[String: Any]])
+    let rows = try #require(
+      (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["outputs"] as? [[String: Any]])
     let byPreset = Dictionary(uniqueKeysWithValues: rows.map { ($0["preset"] as? String ?? "", $0) })
     #expect(byPreset["a-short"]?["status"] as? String == "rendered")
     #expect(byPreset["b-long"]?["status"] as? String == "failed")
     #expect(byPreset["c-never"] == nil)
     // Only finished files and the folder's lock file, no temporaries, are in the folder.
     let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-    #expect(files == [".loopsmith-lock", "a-short.y4m", "manifest.json"] || files == [".loopsmith-lock", "a-short.y4m", "manifest.json", "posters"], "\(files)")
+    #expect(
+      files == [".loopsmith-lock", "a-short.y4m", "manifest.json"]
+        || files == [".loopsmith-lock", "a-short.y4m", "manifest.json", "posters"], "\(files)")
   }
 }

@@ -8,7 +8,10 @@ import _TestSupport
   @Test func renderWritesAnMP4OfExactlyTheAskedFrames() throws {
     let dir = TemporaryDirectory()
     let out = dir.path("orbs.mp4")
-    let r = try runLoopsmith(["render", "color-orbs", "-o", out, "--size", "64x112", "--fps", "30", "--duration", "1", "--scale", "0.2", "--json", "--quiet"])
+    let r = try runLoopsmith([
+      "render", "color-orbs", "-o", out, "--size", "64x112", "--fps", "30", "--duration", "1", "--scale", "0.2",
+      "--json", "--quiet",
+    ])
     #expect(r.status == 0, "\(r.stderr)")
     let info = try VideoReader(path: out).info
     #expect(info.codecName == "h264" && info.pixelFormatName == "yuv420p")
@@ -24,11 +27,16 @@ import _TestSupport
   @Test func nullRendersEveryFrameAndWritesNothing() throws {
     let dir = TemporaryDirectory()
     let out = dir.path("orbs.mp4")
-    let r = try runLoopsmith(["render", "color-orbs", "-o", out, "--null", "--size", "64x112", "--fps", "10", "--duration", "1", "--scale", "0.2", "--json", "--quiet"])
+    let r = try runLoopsmith([
+      "render", "color-orbs", "-o", out, "--null", "--size", "64x112", "--fps", "10", "--duration", "1", "--scale",
+      "0.2", "--json", "--quiet",
+    ])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stdout.contains("\"frames\" : 10"))
     #expect(!FileManager.default.fileExists(atPath: out))
-    let bare = try runLoopsmith(["render", "color-orbs", "--null", "--size", "64x112", "--fps", "10", "--duration", "1", "--quiet"])
+    let bare = try runLoopsmith([
+      "render", "color-orbs", "--null", "--size", "64x112", "--fps", "10", "--duration", "1", "--quiet",
+    ])
     #expect(bare.status == 0, "\(bare.stderr)")
     #expect(bare.stdout.isEmpty)  // no Y4M on stdout: --null without -o writes nothing either
   }
@@ -50,7 +58,9 @@ import _TestSupport
   @Test func theStillAtTimeZeroIsAPNGOfTheEffect() throws {
     let dir = TemporaryDirectory()
     let out = dir.path("still.png")
-    let r = try runLoopsmith(["render", "weather", "--weather", "clearDay", "--time", "0", "--size", "90x160", "--scale", "0.25", "-o", out])
+    let r = try runLoopsmith([
+      "render", "weather", "--weather", "clearDay", "--time", "0", "--size", "90x160", "--scale", "0.25", "-o", out,
+    ])
     #expect(r.status == 0, "\(r.stderr)")
     let image = try #require(try VideoReader(path: out).nextFrame())
     // The sky's bottom color is the seed's (0.46, 0.72, 0.96) within 2 codes where nothing covers it.
@@ -61,14 +71,20 @@ import _TestSupport
   @Test func checkPassesALoopAndRejectsASpliceThatJumps() throws {
     let dir = TemporaryDirectory()
     let out = dir.path("rain.mp4")
-    let r = try runLoopsmith(["render", "weather", "--weather", "rain", "-o", out, "--size", "64x112", "--fps", "30", "--duration", "6", "--scale", "0.2", "--quiet"])
+    let r = try runLoopsmith([
+      "render", "weather", "--weather", "rain", "-o", out, "--size", "64x112", "--fps", "30", "--duration", "6",
+      "--scale", "0.2", "--quiet",
+    ])
     #expect(r.status == 0, "\(r.stderr)")
     let good = try runLoopsmith(["check", out, "--json"])
     #expect(good.status == 0, "\(good.stdout)")
     #expect(good.stdout.contains("\"passed\" : true"))
     // A clear night after rain: its first frame is far from the rain's last, a jump.
     let other = dir.path("other.mp4")
-    _ = try runLoopsmith(["render", "weather", "--weather", "clearNight", "-o", other, "--size", "64x112", "--fps", "30", "--duration", "6", "--scale", "0.2", "--max-speed-change", "1", "--quiet"])
+    _ = try runLoopsmith([
+      "render", "weather", "--weather", "clearNight", "-o", other, "--size", "64x112", "--fps", "30", "--duration", "6",
+      "--scale", "0.2", "--max-speed-change", "1", "--quiet",
+    ])
     let splice = try runLoopsmith(["check", out, "--then", other])
     #expect(splice.status == 1)
     #expect(splice.stdout.contains("FAIL: seam ratio"))
@@ -76,7 +92,10 @@ import _TestSupport
 
   @Test(arguments: [
     (["render"], "render needs an effect or a preset file"),
-    (["rendr"], "Unknown command 'rendr'; expected one of render, batch, list, plan, check, schema, join. Did you mean 'render'?"),
+    (
+      ["rendr"],
+      "Unknown command 'rendr'; expected one of render, batch, list, plan, check, schema, join. Did you mean 'render'?"
+    ),
     (["render", "color-orb", "-o", "x.mp4"], "unknown effect 'color-orb'"),
     (["render", "color-orbs", "-o", "x.mp4", "--fsp", "24"], "Unknown option '--fsp'. Did you mean '--fps'?"),
     (["render", "color-orbs", "-o", "x.mp4", "--fps"], "Missing value for '--fps'"),
@@ -113,7 +132,10 @@ import _TestSupport
   @Test func anOutputIntoAMissingFolderFailsWithThePathAndLeavesNothing() throws {
     let dir = TemporaryDirectory()
     let out = dir.path("missing/orbs.mp4")
-    let r = try runLoopsmith(["render", "color-orbs", "-o", out, "--size", "32x32", "--duration", "1", "--fps", "10", "--scale", "0.1", "--quiet"])
+    let r = try runLoopsmith([
+      "render", "color-orbs", "-o", out, "--size", "32x32", "--duration", "1", "--fps", "10", "--scale", "0.1",
+      "--quiet",
+    ])
     #expect(r.status == 1 || r.status == 2)
     #expect(r.stderr.contains("missing"))
     #expect(!FileManager.default.fileExists(atPath: out))
@@ -176,7 +198,10 @@ import _TestSupport
     let dir = TemporaryDirectory()
     let (one, two) = (dir.path("one.mp4"), dir.path("two.mp4"))
     for out in [one, two] {
-      let r = try runLoopsmith(["render", "aurora-mesh", "-o", out, "--size", "64x112", "--scale", "0.2", "--fps", "10", "--threads", "2", "--quiet"])
+      let r = try runLoopsmith([
+        "render", "aurora-mesh", "-o", out, "--size", "64x112", "--scale", "0.2", "--fps", "10", "--threads", "2",
+        "--quiet",
+      ])
       #expect(r.status == 0, "\(r.stderr)")
     }
     let check = try runLoopsmith(["check", one, "--json"])
@@ -187,7 +212,8 @@ import _TestSupport
   @Test func aTransitionPresetRendersTheClip() throws {
     let dir = TemporaryDirectory()
     let preset = dir.path("rain-to-snow.json")
-    try #"{"effect": "weather", "transition": ["rain", "snow"], "size": "36x64", "scale": 0.1, "fps": 10, "outputs": ["clip.y4m"]}"#
+    try
+      #"{"effect": "weather", "transition": ["rain", "snow"], "size": "36x64", "scale": 0.1, "fps": 10, "outputs": ["clip.y4m"]}"#
       .write(toFile: preset, atomically: true, encoding: .utf8)
     let plan = try runLoopsmith(["plan", preset])
     #expect(plan.status == 0, "\(plan.stderr)")

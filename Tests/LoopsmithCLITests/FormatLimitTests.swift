@@ -42,7 +42,9 @@ import _TestSupport
     #expect(left == ["a.mp4"])
   }
 
-  @Test(arguments: [("x.png", "vp9", "png"), ("x.gif", "h264", "gif"), ("x.webm", "hevc", "vp9 or av1"), ("x.mov", "vp9", "prores")])
+  @Test(arguments: [
+    ("x.png", "vp9", "png"), ("x.gif", "h264", "gif"), ("x.webm", "hevc", "vp9 or av1"), ("x.mov", "vp9", "prores"),
+  ])
   func aCodecTheContainerCannotHoldIsRefused(output: String, codec: String, holds: String) throws {
     let (r, left) = try render(["color-orbs", "--size", "32x32", "--codec", codec, "-o", output])
     expectRefused(r, left, naming: ["--codec", "'\(codec)'", output, holds])
@@ -53,7 +55,9 @@ import _TestSupport
     expectRefused(r, left, naming: ["--codec", "'rawvideo'", "h264, hevc, vp9, av1, prores"])
   }
 
-  @Test(arguments: [["x.mp4", "x.mp4"], ["x.mp4", "./x.mp4"], ["sub/../x.mp4", "x.mp4"], ["x.webm", "sub/x.gif", "./sub/x.gif"]])
+  @Test(arguments: [
+    ["x.mp4", "x.mp4"], ["x.mp4", "./x.mp4"], ["sub/../x.mp4", "x.mp4"], ["x.webm", "sub/x.gif", "./sub/x.gif"],
+  ])
   func theSameFileNamedTwiceIsRefused(outputs: [String]) throws {
     let (r, left) = try render(["color-orbs", "--size", "32x32"] + outputs.flatMap { ["-o", $0] })
     expectRefused(r, left, naming: ["-o", "expected each output once"])
@@ -69,7 +73,8 @@ import _TestSupport
     let dir = TemporaryDirectory()
     try FileManager.default.createDirectory(atPath: dir.path("real"), withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(atPath: dir.path("link"), withDestinationPath: dir.path("real"))
-    let r = try runLoopsmith(["render", "color-orbs", "--size", "32x32", "-o", "real/x.mp4", "-o", "link/x.mp4"] + Self.small, in: dir.url)
+    let r = try runLoopsmith(
+      ["render", "color-orbs", "--size", "32x32", "-o", "real/x.mp4", "-o", "link/x.mp4"] + Self.small, in: dir.url)
     #expect(r.status == 2 && r.stderr.contains("name the same file"), "\(r.status) \(r.stderr)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path("real")).isEmpty)
   }

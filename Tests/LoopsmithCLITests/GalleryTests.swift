@@ -7,7 +7,8 @@ import _TestSupport
 /// `batch --gallery` over the real presets: every kind of preset (loops, stills, transition clips)
 /// gets its video, a poster of its first frame, and a figure on the page.
 @Suite struct GalleryTests {
-  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
   static let presets = packageRoot.appendingPathComponent("presets").path
 
   /// Every preset in presets/, tiny: each renders, has a poster, and the page links both by
@@ -15,13 +16,16 @@ import _TestSupport
   @Test func everyPresetGetsAVideoAndAPoster() throws {
     let dir = TemporaryDirectory()
     let out = dir.path("out")
-    let r = try runLoopsmith(["batch", Self.presets, "--out", out, "--gallery", "--size", "16x16", "--scale", "0.05", "--fps", "2", "--quiet"])
+    let r = try runLoopsmith([
+      "batch", Self.presets, "--out", out, "--gallery", "--size", "16x16", "--scale", "0.05", "--fps", "2", "--quiet",
+    ])
     #expect(r.status == 0, "\(r.stderr)")
     let names = try FileManager.default.contentsOfDirectory(atPath: Self.presets)
       .filter { $0.hasSuffix(".json") && $0 != "schema.json" }.map { String($0.dropLast(5)) }
     #expect(names.count > 60)
     let data = try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent("manifest.json"))
-    let rows = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["outputs"] as? [[String: Any]])
+    let rows = try #require(
+      (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["outputs"] as? [[String: Any]])
     #expect(Set(rows.map { $0["preset"] as? String ?? "" }) == Set(names))
     for row in rows {
       #expect(row["status"] as? String == "rendered", "\(row)")
@@ -54,7 +58,9 @@ import _TestSupport
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     try FileManager.default.copyItem(atPath: "\(Self.presets)/\(preset).json", toPath: "\(folder)/\(preset).json")
     let out = dir.path("out")
-    let r = try runLoopsmith(["batch", folder, "--out", out, "--gallery", "--size", "64x64", "--scale", "0.2", "--fps", "5", "--quiet"])
+    let r = try runLoopsmith([
+      "batch", folder, "--out", out, "--gallery", "--size", "64x64", "--scale", "0.2", "--fps", "5", "--quiet",
+    ])
     #expect(r.status == 0, "\(r.stderr)")
     let posterImage = try #require(try VideoReader(path: "\(out)/posters/\(preset).png").nextFrame())
     let poster = (0..<posterImage.count).map { posterImage.pixels[$0] }

@@ -36,13 +36,19 @@ import _TestSupport
     let p = try Self.write(dir, #"{"version": 1, "effect": "weather", "weather": "rain"}"#)
     let r = try runLoopsmith(["render", p, "-o", dir.path("a.mp4")] + Self.tiny, in: dir.url)
     #expect(r.status == 2)
-    #expect(r.stderr == "Error: \(p): unknown key 'weather'; it is a parameter of weather: expected it inside \"parameters\", as \"parameters\": {\"weather\": ...}\n")
+    #expect(
+      r.stderr
+        == "Error: \(p): unknown key 'weather'; it is a parameter of weather: expected it inside \"parameters\", as \"parameters\": {\"weather\": ...}\n"
+    )
     #expect(!FileManager.default.fileExists(atPath: dir.path("a.mp4")))
     // A parameter of another effect: still pointed at "parameters", naming whose it is.
     let q = try Self.write(dir, #"{"version": 1, "effect": "color-orbs", "state": "idle"}"#, name: "q")
     let s = try runLoopsmith(["render", q, "-o", dir.path("b.mp4")] + Self.tiny, in: dir.url)
     #expect(s.status == 2)
-    #expect(s.stderr == "Error: \(q): unknown key 'state'; it is a parameter of voice-orb, not a preset key: expected it inside \"parameters\"\n")
+    #expect(
+      s.stderr
+        == "Error: \(q): unknown key 'state'; it is a parameter of voice-orb, not a preset key: expected it inside \"parameters\"\n"
+    )
   }
 
   @Test func syntaxErrorsGiveLineColumnAndKeyPath() throws {
@@ -50,11 +56,16 @@ import _TestSupport
     let p = try Self.write(dir, "{\n  \"effect\": \"weather\",\n  \"parameters\": {\n    \"weather\": rain\n  }\n}\n")
     let r = try runLoopsmith(["render", p, "-o", dir.path("a.mp4")] + Self.tiny, in: dir.url)
     #expect(r.status == 2)
-    #expect(r.stderr == "Error: \(p): not valid JSON at line 4, column 16: expected a value (an object, array, string, number, true, false or null) (in 'parameters.weather')\n")
-    let q = try Self.write(dir, "{\n  \"effect\": \"color-orbs\",\n  \"outputs\": [\"a.mp4\" \"b.mp4\"]\n}\n", name: "q")
+    #expect(
+      r.stderr
+        == "Error: \(p): not valid JSON at line 4, column 16: expected a value (an object, array, string, number, true, false or null) (in 'parameters.weather')\n"
+    )
+    let q = try Self.write(
+      dir, "{\n  \"effect\": \"color-orbs\",\n  \"outputs\": [\"a.mp4\" \"b.mp4\"]\n}\n", name: "q")
     let s = try runLoopsmith(["render", q] + Self.tiny, in: dir.url)
     #expect(s.status == 2)
-    #expect(s.stderr == "Error: \(q): not valid JSON at line 3, column 23: expected ',' or ']' in an array (in 'outputs')\n")
+    #expect(
+      s.stderr == "Error: \(q): not valid JSON at line 3, column 23: expected ',' or ']' in an array (in 'outputs')\n")
   }
 
   /// Every render flag a preset should carry has a key: the ones left out describe the machine
@@ -70,7 +81,10 @@ import _TestSupport
     let p = try Self.write(dir, #"{"version": 1, "effect": "color-orbs", "x264Preset": "ultrafast"}"#)
     let plain = try Self.write(dir, #"{"version": 1, "effect": "color-orbs"}"#, name: "plain")
     #expect(try runLoopsmith(["render", p, "-o", dir.path("preset.mp4")] + Self.tiny, in: dir.url).status == 0)
-    #expect(try runLoopsmith(["render", plain, "-o", dir.path("flag.mp4"), "--x264-preset", "ultrafast"] + Self.tiny, in: dir.url).status == 0)
+    #expect(
+      try runLoopsmith(
+        ["render", plain, "-o", dir.path("flag.mp4"), "--x264-preset", "ultrafast"] + Self.tiny, in: dir.url
+      ).status == 0)
     #expect(try runLoopsmith(["render", plain, "-o", dir.path("medium.mp4")] + Self.tiny, in: dir.url).status == 0)
     let hash = { (name: String) in SHA256.hex(ofFile: dir.path(name)) }
     #expect(hash("preset.mp4") == hash("flag.mp4"))

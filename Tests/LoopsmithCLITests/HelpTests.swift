@@ -9,11 +9,13 @@ import _TestSupport
 /// from the tables the parser reads, and the README names the same commands.
 @Suite struct HelpTests {
   static let commands = ["render", "batch", "list", "plan", "check", "schema"]
-  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
   @Test(arguments: commands)
   func helpCommandIsCommandHelp(command: String) throws {
-    let a = try runLoopsmith(["help", command]), b = try runLoopsmith([command, "--help"]), c = try runLoopsmith([command, "-h"])
+    let a = try runLoopsmith(["help", command]), b = try runLoopsmith([command, "--help"]),
+      c = try runLoopsmith([command, "-h"])
     #expect(a.status == 0 && b.status == 0 && c.status == 0)
     #expect(a.stdout == b.stdout && b.stdout == c.stdout)
     #expect(a.stdout.hasPrefix("OVERVIEW: ") || a.stdout.contains("USAGE: loopsmith \(command)"), "\(a.stdout)")
@@ -30,7 +32,10 @@ import _TestSupport
     }
     let bad = try runLoopsmith(["help", "rendr"])
     #expect(bad.status == 2)
-    #expect(bad.stderr.hasPrefix("Error: help: 'rendr' is not a command; expected one of batch, check, list, plan, render, schema."), "\(bad.stderr)")
+    #expect(
+      bad.stderr.hasPrefix(
+        "Error: help: 'rendr' is not a command; expected one of batch, check, list, plan, render, schema."),
+      "\(bad.stderr)")
   }
 
   /// Every effect, format and render flag, from the registry and the tables the parser reads.

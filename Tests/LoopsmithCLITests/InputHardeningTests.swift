@@ -12,14 +12,17 @@ import _TestSupport
     func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
     func le16(_ v: Int) -> [UInt8] { (0..<2).map { UInt8((v >> (8 * $0)) & 0xFF) } }
     let body = (0..<samples).flatMap { le16(($0 * 37) % 2000 + 64535) }
-    let header = Array("RIFF".utf8) + le32(36 + body.count) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1)
+    let header =
+      Array("RIFF".utf8) + le32(36 + body.count) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1)
       + le32(rate) + le32(rate &* 2 & 0x7FFF_FFFF) + le16(2) + le16(16) + Array("data".utf8) + le32(body.count)
     return Data(header + body)
   }
 
   /// Runs the binary, killing it (by its pid) if it has not ended within `seconds`: a FIFO that
   /// hangs a run must fail the test, not the suite.
-  static func run(_ arguments: [String], in directory: URL, seconds: Double = 60) throws -> (status: Int32, stderr: String, timedOut: Bool) {
+  static func run(
+    _ arguments: [String], in directory: URL, seconds: Double = 60
+  ) throws -> (status: Int32, stderr: String, timedOut: Bool) {
     let process = Process()
     process.executableURL = loopsmithBinary()
     process.arguments = arguments
@@ -48,32 +51,53 @@ import _TestSupport
     var value: Bool { lock.withLock { flag } }
   }
 
-  static func expectOneLine(_ r: (status: Int32, stderr: String, timedOut: Bool), _ message: String, status: Int32 = 2, _ what: String) {
+  static func expectOneLine(
+    _ r: (status: Int32, stderr: String, timedOut: Bool), _ message: String, status: Int32 = 2, _ what: String
+  ) {
     #expect(!r.timedOut, "\(what): still running after the deadline")
     #expect(r.status == status, "\(what): \(r.stderr)")
-    #expect(r.stderr.hasPrefix("Error: ") && r.stderr.hasSuffix("\n") && r.stderr.split(separator: "\n").count == 1, "\(what): \(r.stderr)")
+    #expect(
+      r.stderr.hasPrefix("Error: ") && r.stderr.hasSuffix("\n") && r.stderr.split(separator: "\n").count == 1,
+      "\(what): \(r.stderr)")
     #expect(r.stderr.contains(message), "\(what): \(r.stderr)")
   }
 
   // MARK: - FIFOs and devices never hang or get read
 
   @Test(arguments: [
-    (["render", "voice-orb", "--audio", "pipe", "-o", "out.mp4"], "--audio: pipe: is a FIFO (named pipe); expected a regular audio file"),
-    (["render", "voice-orb", "--levels", "pipe", "-o", "out.mp4"], "--levels: pipe: is a FIFO (named pipe); expected a regular levels file"),
+    (
+      ["render", "voice-orb", "--audio", "pipe", "-o", "out.mp4"],
+      "--audio: pipe: is a FIFO (named pipe); expected a regular audio file"
+    ),
+    (
+      ["render", "voice-orb", "--levels", "pipe", "-o", "out.mp4"],
+      "--levels: pipe: is a FIFO (named pipe); expected a regular levels file"
+    ),
     (["render", "pipe.json", "-o", "out.mp4"], "pipe.json: is a FIFO (named pipe); expected a regular preset file"),
-    (["render", "audio-pipe.json", "-o", "out.mp4"], "--audio: pipe: is a FIFO (named pipe); expected a regular audio file"),
-    (["render", "levels-pipe.json", "-o", "out.mp4"], "--levels: pipe: is a FIFO (named pipe); expected a regular levels file"),
+    (
+      ["render", "audio-pipe.json", "-o", "out.mp4"],
+      "--audio: pipe: is a FIFO (named pipe); expected a regular audio file"
+    ),
+    (
+      ["render", "levels-pipe.json", "-o", "out.mp4"],
+      "--levels: pipe: is a FIFO (named pipe); expected a regular levels file"
+    ),
     (["check", "pipe"], "pipe: is a FIFO (named pipe); expected a regular video file"),
     (["check", "out.mp4", "--then", "pipe"], "--then: pipe: is a FIFO (named pipe); expected a regular video file"),
-    (["render", "voice-orb", "--audio", "/dev/zero", "-o", "out.mp4"], "--audio: /dev/zero: is a character device; expected a regular audio file"),
+    (
+      ["render", "voice-orb", "--audio", "/dev/zero", "-o", "out.mp4"],
+      "--audio: /dev/zero: is a character device; expected a regular audio file"
+    ),
     (["check", "/dev/null"], "/dev/null: is a character device; expected a regular video file"),
   ])
   func aFIFOOrADeviceNamedAsInputIsRefusedAtOnce(args: [String], message: String) throws {
     let dir = TemporaryDirectory()
     #expect(mkfifo(dir.path("pipe"), 0o644) == 0)
     #expect(mkfifo(dir.path("pipe.json"), 0o644) == 0)
-    try Data(#"{"effect": "voice-orb", "audio": "pipe"}"#.utf8).write(to: URL(fileURLWithPath: dir.path("audio-pipe.json")))
-    try Data(#"{"effect": "voice-orb", "levels": "pipe"}"#.utf8).write(to: URL(fileURLWithPath: dir.path("levels-pipe.json")))
+    try Data(#"{"effect": "voice-orb", "audio": "pipe"}"#.utf8).write(
+      to: URL(fileURLWithPath: dir.path("audio-pipe.json")))
+    try Data(#"{"effect": "voice-orb", "levels": "pipe"}"#.utf8).write(
+      to: URL(fileURLWithPath: dir.path("levels-pipe.json")))
     if args.contains("--then") {
       let made = try Self.run(["render", "color-orbs", "-o", "out.mp4"] + Self.small, in: dir.url)
       #expect(made.status == 0, "\(made.stderr)")
@@ -90,9 +114,13 @@ import _TestSupport
   func aWAVWithAnAbsurdRateIsRefusedBeforeAnythingIsAllocated(rate: Int, said: String) throws {
     let dir = TemporaryDirectory()
     try Self.wav(rate: rate).write(to: URL(fileURLWithPath: dir.path("odd.wav")))
-    for args in [["render", "voice-orb", "--audio", "odd.wav", "-o", "out.mp4"], ["render", "voice-orb", "--audio", "odd.wav", "-o", "out.webm"]] {
+    for args in [
+      ["render", "voice-orb", "--audio", "odd.wav", "-o", "out.mp4"],
+      ["render", "voice-orb", "--audio", "odd.wav", "-o", "out.webm"],
+    ] {
       let r = try Self.run(args + Self.small, in: dir.url)
-      Self.expectOneLine(r, "--audio: odd.wav: the audio declares \(said); expected 1000 to 768000 Hz", args.joined(separator: " "))
+      Self.expectOneLine(
+        r, "--audio: odd.wav: the audio declares \(said); expected 1000 to 768000 Hz", args.joined(separator: " "))
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == ["odd.wav"])
   }
@@ -113,14 +141,16 @@ import _TestSupport
     let y4m = "YUV4MPEG2 W16384 H8192 F30:1 Ip A1:1 C420jpeg\nFRAME\n" + String(repeating: "x", count: 16)
     try Data(y4m.utf8).write(to: URL(fileURLWithPath: dir.path("huge.y4m")))
     let r = try Self.run(["check", "huge.y4m"], in: dir.url)
-    Self.expectOneLine(r, "huge.y4m: the video declares 16384x8192 pixels; expected at most 35389440 pixels (8192x4320)", "check")
+    Self.expectOneLine(
+      r, "huge.y4m: the video declares 16384x8192 pixels; expected at most 35389440 pixels (8192x4320)", "check")
   }
 
   // MARK: - Names
 
   @Test func anOutputNameHoldingANULIsRefused() throws {
     let dir = TemporaryDirectory()
-    try Data(#"{"effect": "color-orbs", "outputs": ["shared.mp4\u0000.webm"]}"#.utf8).write(to: URL(fileURLWithPath: dir.path("nul.json")))
+    try Data(#"{"effect": "color-orbs", "outputs": ["shared.mp4\u0000.webm"]}"#.utf8).write(
+      to: URL(fileURLWithPath: dir.path("nul.json")))
     let r = try Self.run(["render", "nul.json"] + Self.small, in: dir.url)
     Self.expectOneLine(r, "holds a NUL character", "render nul.json")
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == ["nul.json"])
@@ -129,7 +159,8 @@ import _TestSupport
   @Test func anInputNameHoldingANULIsRefused() throws {
     let dir = TemporaryDirectory()
     try Data("0,0.5\n".utf8).write(to: URL(fileURLWithPath: dir.path("a.csv")))
-    try Data(#"{"effect": "voice-orb", "levels": "a.csv\u0000.json"}"#.utf8).write(to: URL(fileURLWithPath: dir.path("nul.json")))
+    try Data(#"{"effect": "voice-orb", "levels": "a.csv\u0000.json"}"#.utf8).write(
+      to: URL(fileURLWithPath: dir.path("nul.json")))
     let r = try Self.run(["render", "nul.json", "-o", "out.mp4"] + Self.small, in: dir.url)
     Self.expectOneLine(r, "nul.json: 'levels': a path with a NUL character", "render nul.json")
   }
@@ -139,12 +170,17 @@ import _TestSupport
   @Test func eightLargeOutputsExceedTheBudgetBeforeAnyWork() throws {
     let dir = TemporaryDirectory()
     let outputs = (0..<8).flatMap { ["-o", "out\($0).mp4"] }
-    let r = try Self.run(["render", "color-orbs", "--size", "4096x4096", "--memory-limit", "8G"] + outputs, in: dir.url)
+    let r = try Self.run(
+      ["render", "color-orbs", "--size", "4096x4096", "--memory-limit", "8G"] + outputs, in: dir.url)
     Self.expectOneLine(r, "--memory-limit: 4096x4096 with 8 outputs needs", "eight outputs")
     #expect(r.stderr.contains("the memory budget is 8.0 GiB: raise it with --memory-limit"), "\(r.stderr)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).isEmpty)
     // The same render with one output fits the same budget.
-    let one = try Self.run(["render", "color-orbs", "--size", "64x64", "--fps", "10", "--duration", "1", "--quiet", "--memory-limit", "8G", "-o", "one.mp4"], in: dir.url)
+    let one = try Self.run(
+      [
+        "render", "color-orbs", "--size", "64x64", "--fps", "10", "--duration", "1", "--quiet", "--memory-limit", "8G",
+        "-o", "one.mp4",
+      ], in: dir.url)
     #expect(one.status == 0, "\(one.stderr)")
   }
 
@@ -160,11 +196,17 @@ import _TestSupport
   @Test func aTinyScaleRendersInsteadOfTrapping() throws {
     let dir = TemporaryDirectory()
     for scale in ["1e-20", "1e-30"] {
-      let r = try Self.run(["render", "color-orbs", "--size", "32x32", "--fps", "10", "--duration", "1", "--quiet", "--scale", scale, "-o", "out.mp4"], in: dir.url)
+      let r = try Self.run(
+        [
+          "render", "color-orbs", "--size", "32x32", "--fps", "10", "--duration", "1", "--quiet", "--scale", scale,
+          "-o", "out.mp4",
+        ], in: dir.url)
       #expect(r.status == 0, "--scale \(scale): \(r.stderr)")
     }
     // Below Float's normal range the scale would reach the canvas as 0 or a subnormal: refused.
-    let r = try Self.run(["render", "color-orbs", "--scale", "1e-45", "-o", "tiny.mp4"] + Self.small.filter { $0 != "0.1" && $0 != "--scale" }, in: dir.url)
+    let r = try Self.run(
+      ["render", "color-orbs", "--scale", "1e-45", "-o", "tiny.mp4"]
+        + Self.small.filter { $0 != "0.1" && $0 != "--scale" }, in: dir.url)
     Self.expectOneLine(r, "--scale: '1e-45' is not valid; expected a number above 0", "--scale 1e-45")
   }
 
@@ -172,7 +214,11 @@ import _TestSupport
 
   @Test(.enabled(if: hasSVTAV1, "needs libSvtAv1Enc")) func quietAV1PrintsNothing() throws {
     let dir = TemporaryDirectory()
-    let r = try Self.run(["render", "color-orbs", "--codec", "av1", "-o", "out.webm", "--size", "64x64", "--fps", "10", "--duration", "1", "--quiet"], in: dir.url)
+    let r = try Self.run(
+      [
+        "render", "color-orbs", "--codec", "av1", "-o", "out.webm", "--size", "64x64", "--fps", "10", "--duration", "1",
+        "--quiet",
+      ], in: dir.url)
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stderr.isEmpty, "\(r.stderr)")
   }

@@ -13,7 +13,10 @@ import _TestSupport
     for flag in ["-n", "--no-overwrite"] {
       let r = try runLoopsmith(["render", "color-orbs", "-o", fresh, "-o", kept, flag] + Self.tiny)
       #expect(r.status == 2, "\(flag): \(r.stderr)")
-      #expect(r.stderr == "Error: \(kept): exists; expected a new file with -n/--no-overwrite (remove it, or drop -n to replace it)\n", "\(r.stderr)")
+      #expect(
+        r.stderr
+          == "Error: \(kept): exists; expected a new file with -n/--no-overwrite (remove it, or drop -n to replace it)\n",
+        "\(r.stderr)")
       #expect(try String(contentsOfFile: kept, encoding: .utf8) == "mine")
       #expect(!FileManager.default.fileExists(atPath: fresh), "nothing is written when one output exists")
     }
@@ -31,8 +34,10 @@ import _TestSupport
     let presets = dir.path("presets"), out = dir.path("out")
     try FileManager.default.createDirectory(atPath: presets, withIntermediateDirectories: true)
     try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-    try #"{"version": 1, "effect": "color-orbs", "maxSpeedChange": 1}"#.write(toFile: "\(presets)/a.json", atomically: true, encoding: .utf8)
-    try #"{"version": 1, "effect": "aurora-mesh", "maxSpeedChange": 1}"#.write(toFile: "\(presets)/b.json", atomically: true, encoding: .utf8)
+    try #"{"version": 1, "effect": "color-orbs", "maxSpeedChange": 1}"#.write(
+      toFile: "\(presets)/a.json", atomically: true, encoding: .utf8)
+    try #"{"version": 1, "effect": "aurora-mesh", "maxSpeedChange": 1}"#.write(
+      toFile: "\(presets)/b.json", atomically: true, encoding: .utf8)
     try "mine".write(toFile: "\(out)/a.mp4", atomically: true, encoding: .utf8)
     let r = try runLoopsmith(["batch", presets, "--out", out, "-n"] + Self.tiny)
     #expect(r.status == 1, "\(r.stderr)")

@@ -15,9 +15,13 @@ import _TestSupport
     #expect(!r.stderr.contains("\r") && !r.stderr.contains("\u{1B}"))
     // The first frame's line at once: percent, frames, frames a second, time left.
     let first = try #require(lines.first)
-    #expect(first.range(of: #"^a\.mp4 +\d+% \d+/20 frames, [0-9.]+ fps, \d+:\d\d left$"#, options: .regularExpression) != nil, "\(first)")
+    #expect(
+      first.range(of: #"^a\.mp4 +\d+% \d+/20 frames, [0-9.]+ fps, \d+:\d\d left$"#, options: .regularExpression) != nil,
+      "\(first)")
     let last = try #require(lines.last)
-    #expect(last.range(of: #"^a\.mp4: 20/20 frames, done in [0-9.]+ s \([0-9.]+ fps\)$"#, options: .regularExpression) != nil, "\(last)")
+    #expect(
+      last.range(of: #"^a\.mp4: 20/20 frames, done in [0-9.]+ s \([0-9.]+ fps\)$"#, options: .regularExpression) != nil,
+      "\(last)")
   }
 
   @Test func jsonLinesForCI() throws {
@@ -48,12 +52,14 @@ import _TestSupport
     let folder = dir.path("presets")
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     for name in ["a", "b"] {
-      try #"{"version": 1, "effect": "color-orbs"}"#.write(toFile: "\(folder)/\(name).json", atomically: true, encoding: .utf8)
+      try #"{"version": 1, "effect": "color-orbs"}"#.write(
+        toFile: "\(folder)/\(name).json", atomically: true, encoding: .utf8)
     }
     let r = try runLoopsmith(["batch", folder, "--out", dir.path("out")] + Self.tiny)
     #expect(r.status == 0, "\(r.stderr)")
     let lines = r.stderr.split(separator: "\n").map(String.init)
-    #expect(lines.filter { $0.hasSuffix(" of 2)") }.sorted() == ["a: started (1 of 2)", "b: started (2 of 2)"], "\(r.stderr)")
+    #expect(
+      lines.filter { $0.hasSuffix(" of 2)") }.sorted() == ["a: started (1 of 2)", "b: started (2 of 2)"], "\(r.stderr)")
     for name in ["a", "b"] {
       let start = try #require(lines.firstIndex(of: "\(name): started (\(name == "a" ? 1 : 2) of 2)"))
       let end = try #require(lines.firstIndex { $0.hasPrefix("\(name) -> \(name).mp4: rendered in ") }, "\(r.stderr)")
@@ -92,18 +98,23 @@ import _TestSupport
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
   func theFinishedLineReplacesTheLiveOne() throws {
     let dir = TemporaryDirectory()
-    let (status, text) = try Self.onTerminal("\(Self.binary) render color-orbs -o '\(dir.path("a.mp4"))' \(Self.tiny.joined(separator: " "))")
+    let (status, text) = try Self.onTerminal(
+      "\(Self.binary) render color-orbs -o '\(dir.path("a.mp4"))' \(Self.tiny.joined(separator: " "))")
     #expect(status == 0, "\(text)")
     let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
     #expect(lines.count == 1, "\(text.debugDescription)")
     let shown = Self.screen(try #require(lines.last))
-    #expect(shown.range(of: #"^a\.mp4: 20/20 frames, done in [0-9.]+ s \([0-9.]+ fps\)$"#, options: .regularExpression) != nil, "\(text.debugDescription)")
+    #expect(
+      shown.range(of: #"^a\.mp4: 20/20 frames, done in [0-9.]+ s \([0-9.]+ fps\)$"#, options: .regularExpression)
+        != nil, "\(text.debugDescription)")
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
   func anInterruptPrintsItsErrorOnALineOfItsOwn() throws {
     // Long enough to still be rendering after a second: the interrupt comes mid-bar.
-    let (status, text) = try Self.onTerminal("timeout --preserve-status -s INT 3 \(Self.binary) render aurora-mesh --null --size 64x64 --scale 0.2 --fps 60 --duration 60")
+    let (status, text) = try Self.onTerminal(
+      "timeout --preserve-status -s INT 3 \(Self.binary) render aurora-mesh --null --size 64x64 --scale 0.2 --fps 60 --duration 60"
+    )
     #expect(status == 130, "\(text.debugDescription)")
     #expect(text.contains("/3600 frames, "), "the live line was drawn before the interrupt: \(text.debugDescription)")
     let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")

@@ -22,7 +22,9 @@ import _TestSupport
   }
 
   static func writeFixtures(in dir: TemporaryDirectory) throws {
-    func write(_ name: String, _ bytes: [UInt8]) throws { try Data(bytes).write(to: URL(fileURLWithPath: dir.path(name))) }
+    func write(_ name: String, _ bytes: [UInt8]) throws {
+      try Data(bytes).write(to: URL(fileURLWithPath: dir.path(name)))
+    }
     func text(_ name: String, _ s: String) throws { try write(name, Array(s.utf8)) }
     try text("empty.json", "")
     try text("truncated.json", #"{"effect": "color-orbs", "fps": "#)
@@ -58,7 +60,8 @@ import _TestSupport
     func le16(_ v: Int) -> [UInt8] { (0..<2).map { UInt8((v >> (8 * $0)) & 0xFF) } }
     let data = samples * 2
     return Array("RIFF".utf8) + le32(36 + data) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1)
-      + le32(8000) + le32(16000) + le16(2) + le16(16) + Array("data".utf8) + le32(data) + [UInt8](repeating: 0, count: data)
+      + le32(8000) + le32(16000) + le16(2) + le16(16) + Array("data".utf8) + le32(data)
+      + [UInt8](repeating: 0, count: data)
   }
 
   static let cases: [(args: [String], status: Int32, message: String)] = [
@@ -66,68 +69,169 @@ import _TestSupport
     (["frobnicate"], 2, "Unknown command 'frobnicate'; expected one of render, batch, list, plan, check, schema"),
     (["render", "color-orbs", "-o", "out.mp4", "--bogus"], 2, "Unknown option '--bogus'"),
     (["render", "color-orb", "-o", "out.mp4"], 2, "unknown effect 'color-orb'; expected one of color-orbs"),
-    (["render", "color-orbs", "-o", "out.mp4", "--set", "nope=1"], 2, "unknown parameter 'nope' for color-orbs; expected one of"),
-    (["render", "weather", "--weather", "hail", "-o", "out.mp4"], 2, "--weather: 'hail' is not valid; expected one of clearDay"),
-    (["render", "voice-orb", "--state", "shouting", "-o", "out.webm"], 2, "--state: 'shouting' is not valid; expected one of idle"),
-    (["render", "color-orbs", "-o", "out.mp4", "--codec", "divx"], 2, "--codec: 'divx' is not valid; expected one of h264"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--set", "nope=1"], 2,
+      "unknown parameter 'nope' for color-orbs; expected one of"
+    ),
+    (
+      ["render", "weather", "--weather", "hail", "-o", "out.mp4"], 2,
+      "--weather: 'hail' is not valid; expected one of clearDay"
+    ),
+    (
+      ["render", "voice-orb", "--state", "shouting", "-o", "out.webm"], 2,
+      "--state: 'shouting' is not valid; expected one of idle"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--codec", "divx"], 2,
+      "--codec: 'divx' is not valid; expected one of h264"
+    ),
     (["render", "color-orbs", "-o", "out.avi"], 2, "'out.avi' has no known extension; expected one of .mp4"),
-    (["render", "color-orbs", "-o", "out.mp4", "--codec", "vp9"], 2, "--codec: 'vp9' cannot go into out.mp4; a .mp4 file holds h264 or hevc or av1"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--codec", "vp9"], 2,
+      "--codec: 'vp9' cannot go into out.mp4; a .mp4 file holds h264 or hevc or av1"
+    ),
     // Missing values.
     (["render", "color-orbs", "-o"], 2, "Missing value for '-o'; expected path"),
     (["render", "color-orbs", "-o", "out.mp4", "--size"], 2, "Missing value for '--size'; expected WxH"),
     (["render", "color-orbs", "-o", "out.mp4", "--set"], 2, "Missing value for '--set'; expected name=value"),
-    (["render", "color-orbs", "-o", "out.mp4", "--set", "speed"], 2, "--set: 'speed' is not valid; expected name=value"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--set", "speed"], 2, "--set: 'speed' is not valid; expected name=value"
+    ),
     (["render"], 2, "render needs an effect or a preset file"),
     (["check"], 2, "check needs one video file"),
     (["plan"], 2, "plan needs one effect or preset file"),
     // Colors in every wrong form.
-    (["render", "color-orbs", "-o", "out.mp4", "--set", "colors="], 2, "--set colors: '' is not valid; expected 1 to 16"),
-    (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=red,,blue"], 2, "--set colors: 'red,,blue' is not valid"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--set", "colors="], 2,
+      "--set colors: '' is not valid; expected 1 to 16"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--set", "colors=red,,blue"], 2,
+      "--set colors: 'red,,blue' is not valid"
+    ),
     (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=#GGGGGG"], 2, "'#GGGGGG' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=ff2d55"], 2, "'ff2d55' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=#ff2d"], 2, "'#ff2d' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=#ff2d55ff00"], 2, "'#ff2d55ff00' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=#+fffff"], 2, "'#+fffff' is not valid"),
-    (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=" + Array(repeating: "red", count: 17).joined(separator: ",")], 2, "expected 1 to 16"),
-    (["render", "color-orbs", "-o", "out.mp4", "--background", "#12"], 2, "--background: '#12' is not valid; expected transparent"),
-    (["render", "color-orbs", "-o", "out.mp4", "--background", "transparent"], 2, "transparency cannot be kept in h264"),
+    (
+      [
+        "render", "color-orbs", "-o", "out.mp4", "--set",
+        "colors=" + Array(repeating: "red", count: 17).joined(separator: ","),
+      ], 2, "expected 1 to 16"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--background", "#12"], 2,
+      "--background: '#12' is not valid; expected transparent"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--background", "transparent"], 2, "transparency cannot be kept in h264"
+    ),
     // NaN, infinity, negative, zero and huge numbers.
     (["render", "color-orbs", "-o", "out.mp4", "--size", "nanx32"], 2, "--size: 'nanx32' is not valid; expected WxH"),
     (["render", "color-orbs", "-o", "out.mp4", "--size", "0x32"], 2, "--size: '0x32' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--size", "-2x32"], 2, "--size: '-2x32' is not valid"),
-    (["render", "color-orbs", "-o", "out.mp4", "--size", "9223372036854775807x9223372036854775807"], 2, "each side from 1 to 8192"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--size", "9223372036854775807x9223372036854775807"], 2,
+      "each side from 1 to 8192"
+    ),
     (["render", "color-orbs", "-o", "out.mp4", "--size", "8192x8192"], 2, "at most 16777216 pixels"),
-    (["render", "color-orbs", "--size", "4096x4096", "--memory-limit", "4G"] + (0..<16).flatMap { ["-o", "out\($0).mov"] }, 2, "; the memory budget is 4.0 GiB: raise it with --memory-limit, or use fewer outputs"),
-    (["render", "color-orbs", "-o", "out.mp4", "--fps", "nan"], 2, "--fps: 'nan' is not valid; expected a whole number"),
-    (["render", "color-orbs", "-o", "out.mp4", "--fps", "-1"], 2, "--fps: '-1' is not valid; expected a whole number from 1 to 240"),
-    (["render", "color-orbs", "-o", "out.mp4", "--fps", "99999999999999999999"], 2, "--fps: '99999999999999999999' is not valid"),
+    (
+      ["render", "color-orbs", "--size", "4096x4096", "--memory-limit", "4G"]
+        + (0..<16).flatMap { ["-o", "out\($0).mov"] }, 2,
+      "; the memory budget is 4.0 GiB: raise it with --memory-limit, or use fewer outputs"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--fps", "nan"], 2, "--fps: 'nan' is not valid; expected a whole number"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--fps", "-1"], 2,
+      "--fps: '-1' is not valid; expected a whole number from 1 to 240"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--fps", "99999999999999999999"], 2,
+      "--fps: '99999999999999999999' is not valid"
+    ),
     (["render", "color-orbs", "-o", "out.mp4", "--fps", "241"], 2, "from 1 to 240"),
-    (["render", "color-orbs", "-o", "out.mp4", "--duration", "inf"], 2, "--duration: 'inf' is not valid; expected a decimal number, like 2.5"),
-    (["render", "color-orbs", "-o", "out.mp4", "--duration", "0"], 2, "--duration: '0' is not valid; expected seconds above 0"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--duration", "inf"], 2,
+      "--duration: 'inf' is not valid; expected a decimal number, like 2.5"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--duration", "0"], 2,
+      "--duration: '0' is not valid; expected seconds above 0"
+    ),
     (["render", "color-orbs", "-o", "out.mp4", "--duration", "1e300"], 2, "at most 3600"),
-    (["render", "color-orbs", "-o", "out.mp4", "--crf", "-inf"], 2, "--crf: '-inf' is not valid; expected a whole number"),
-    (["render", "color-orbs", "-o", "out.mp4", "--crf", "0"] + small, 2, "--crf: '0' is not valid for h264 (out.mp4); expected a whole number from 1 to 51"),
-    (["render", "color-orbs", "-o", "out.mp4", "--crf", "52"] + small, 2, "--crf: '52' is not valid for h264 (out.mp4); expected a whole number from 1 to 51"),
-    (["render", "color-orbs", "-o", "out.mp4", "--threads", "0"], 2, "--threads: '0' is not valid; expected a whole number from 1 to 256"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--crf", "-inf"], 2,
+      "--crf: '-inf' is not valid; expected a whole number"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--crf", "0"] + small, 2,
+      "--crf: '0' is not valid for h264 (out.mp4); expected a whole number from 1 to 51"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--crf", "52"] + small, 2,
+      "--crf: '52' is not valid for h264 (out.mp4); expected a whole number from 1 to 51"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--threads", "0"], 2,
+      "--threads: '0' is not valid; expected a whole number from 1 to 256"
+    ),
     (["render", "color-orbs", "-o", "out.mp4", "--threads", "1e9"], 2, "--threads: '1e9' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--encoder-threads", "65"], 2, "--encoder-threads: '65' is not valid"),
-    (["render", "color-orbs", "-o", "out.mp4", "--scale", "nan"], 2, "--scale: 'nan' is not valid; expected a decimal number, like 2.5"),
-    (["render", "color-orbs", "-o", "out.mp4", "--scale", "0"], 2, "--scale: '0' is not valid; expected a number above 0"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--scale", "nan"], 2,
+      "--scale: 'nan' is not valid; expected a decimal number, like 2.5"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--scale", "0"], 2,
+      "--scale: '0' is not valid; expected a number above 0"
+    ),
     (["render", "color-orbs", "-o", "out.mp4", "--scale", "1e308"], 2, "--scale: '1e+308' is not valid"),
-    (["render", "voice-orb", "-o", "out.webm", "--level", "nan"], 2, "--level: 'nan' is not valid; expected a number from 0 to 1"),
+    (
+      ["render", "voice-orb", "-o", "out.webm", "--level", "nan"], 2,
+      "--level: 'nan' is not valid; expected a number from 0 to 1"
+    ),
     (["render", "voice-orb", "-o", "out.webm", "--level", "-1"], 2, "--level: '-1' is not valid"),
-    (["render", "color-orbs", "-o", "out.mp4", "--set", "speed=inf"], 2, "--set speed: 'inf' is not valid; expected a number from 0"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--set", "speed=inf"], 2,
+      "--set speed: 'inf' is not valid; expected a number from 0"
+    ),
     (["render", "color-orbs", "-o", "out.mp4", "--set", "speed=1e400"], 2, "--set speed: '1e400' is not valid"),
-    (["render", "color-orbs", "-o", "out.png", "--time", "-1"], 2, "--time: '-1' is not valid; expected seconds from 0"),
+    (
+      ["render", "color-orbs", "-o", "out.png", "--time", "-1"], 2, "--time: '-1' is not valid; expected seconds from 0"
+    ),
     (["render", "color-orbs", "-o", "out.png", "--time", "nan"], 2, "--time: 'nan' is not valid"),
-    (["render", "color-orbs", "-o", "out.mp4", "--bit-depth", "12"], 2, "--bit-depth: '12' is not valid; expected 8 or 10"),
-    (["render", "color-orbs", "-o", "out.mp4", "--max-speed-change", "-0.5"], 2, "--max-speed-change: '-0.5' is not valid"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--bit-depth", "12"], 2,
+      "--bit-depth: '12' is not valid; expected 8 or 10"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--max-speed-change", "-0.5"], 2,
+      "--max-speed-change: '-0.5' is not valid"
+    ),
     // Sizes a 4:2:0 codec cannot hold, fps a format cannot hold, loops that cannot close.
-    (["render", "color-orbs", "-o", "out.mp4", "--size", "33x32", "--fps", "10", "--duration", "1"], 2, "h264 stores 4:2:0 color and needs an even width and height; try 34x32"),
-    (["render", "color-orbs", "-o", "out.webm", "--size", "32x31", "--fps", "10", "--duration", "1"], 2, "needs an even width and height"),
-    (["render", "color-orbs", "-o", "out.gif", "--size", "32x32", "--fps", "30", "--duration", "1"], 2, "GIF frame delays are whole hundredths of a second"),
-    (["render", "color-orbs", "-o", "out.mp4", "--fps", "10", "--duration", "0.01", "--size", "32x32"], 2, "--duration: A 0.01 s loop at 10 fps is 0.1 frames"),
-    (["render", "weather", "--weather", "thunderstorm", "--duration", "7", "-o", "out.mp4"], 2, "not a whole multiple of 6 s"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--size", "33x32", "--fps", "10", "--duration", "1"], 2,
+      "h264 stores 4:2:0 color and needs an even width and height; try 34x32"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.webm", "--size", "32x31", "--fps", "10", "--duration", "1"], 2,
+      "needs an even width and height"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.gif", "--size", "32x32", "--fps", "30", "--duration", "1"], 2,
+      "GIF frame delays are whole hundredths of a second"
+    ),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--fps", "10", "--duration", "0.01", "--size", "32x32"], 2,
+      "--duration: A 0.01 s loop at 10 fps is 0.1 frames"
+    ),
+    (
+      ["render", "weather", "--weather", "thunderstorm", "--duration", "7", "-o", "out.mp4"], 2,
+      "not a whole multiple of 6 s"
+    ),
     (["render", "color-orbs", "-o", "out.mp4", "-o", "out.png"], 2, "a PNG still cannot share a render"),
     // Preset files: empty, truncated, not UTF-8, deeply nested, huge, wrong-typed, unknown keys.
     (["render", "empty.json", "-o", "out.mp4"], 2, "empty.json: empty file; expected a JSON object"),
@@ -149,17 +253,47 @@ import _TestSupport
     (["render", "missing.json", "-o", "out.mp4"], 2, "missing.json: no such preset file"),
     (["render", "folder.json", "-o", "out.mp4"], 2, "folder.json: no such preset file"),
     // Audio and level files: missing, a folder, corrupt, silent, for the wrong effect, unparsable.
-    (["render", "voice-orb", "--audio", "missing.wav", "-o", "out.mp4"] + small, 2, "--audio: missing.wav: no such audio file"),
-    (["render", "voice-orb", "--audio", "folder", "-o", "out.mp4"] + small, 2, "--audio: folder: is a folder; expected a regular audio file"),
-    (["render", "voice-orb", "--audio", "corrupt.wav", "-o", "out.mp4"] + small, 2, "--audio: corrupt.wav: avformat_open_input failed"),
-    (["render", "voice-orb", "--audio", "silent.wav", "-o", "out.mp4"] + small, 2, "--audio: silent.wav: the audio is silent; expected a voice recording"),
-    (["render", "color-orbs", "--audio", "silent.wav", "-o", "out.mp4"] + small, 2, "--audio: only the voice-orb effect follows a level; got color-orbs"),
-    (["render", "voice-orb", "--levels", "missing.csv", "-o", "out.mp4"] + small, 2, "--levels: missing.csv: no such levels file"),
-    (["render", "voice-orb", "--levels", "/dev/zero", "-o", "out.mp4"] + small, 2, "--levels: /dev/zero: is a character device; expected a regular levels file"),
-    (["render", "voice-orb", "--levels", "empty.json", "-o", "out.mp4"] + small, 2, "--levels: empty.json: empty file; expected a JSON or CSV file of time and level"),
-    (["render", "voice-orb", "--levels", "bad-levels.json", "-o", "out.mp4"] + small, 2, "--levels: bad-levels.json: expected a JSON list of [seconds, level] pairs"),
+    (
+      ["render", "voice-orb", "--audio", "missing.wav", "-o", "out.mp4"] + small, 2,
+      "--audio: missing.wav: no such audio file"
+    ),
+    (
+      ["render", "voice-orb", "--audio", "folder", "-o", "out.mp4"] + small, 2,
+      "--audio: folder: is a folder; expected a regular audio file"
+    ),
+    (
+      ["render", "voice-orb", "--audio", "corrupt.wav", "-o", "out.mp4"] + small, 2,
+      "--audio: corrupt.wav: avformat_open_input failed"
+    ),
+    (
+      ["render", "voice-orb", "--audio", "silent.wav", "-o", "out.mp4"] + small, 2,
+      "--audio: silent.wav: the audio is silent; expected a voice recording"
+    ),
+    (
+      ["render", "color-orbs", "--audio", "silent.wav", "-o", "out.mp4"] + small, 2,
+      "--audio: only the voice-orb effect follows a level; got color-orbs"
+    ),
+    (
+      ["render", "voice-orb", "--levels", "missing.csv", "-o", "out.mp4"] + small, 2,
+      "--levels: missing.csv: no such levels file"
+    ),
+    (
+      ["render", "voice-orb", "--levels", "/dev/zero", "-o", "out.mp4"] + small, 2,
+      "--levels: /dev/zero: is a character device; expected a regular levels file"
+    ),
+    (
+      ["render", "voice-orb", "--levels", "empty.json", "-o", "out.mp4"] + small, 2,
+      "--levels: empty.json: empty file; expected a JSON or CSV file of time and level"
+    ),
+    (
+      ["render", "voice-orb", "--levels", "bad-levels.json", "-o", "out.mp4"] + small, 2,
+      "--levels: bad-levels.json: expected a JSON list of [seconds, level] pairs"
+    ),
     (["render", "voice-orb", "--levels", "bad-levels.csv", "-o", "out.mp4"] + small, 2, "--levels: bad-levels.csv:"),
-    (["render", "voice-orb", "--levels", "header-only.csv", "-o", "out.mp4"] + small, 2, "--levels: header-only.csv: no levels"),
+    (
+      ["render", "voice-orb", "--levels", "header-only.csv", "-o", "out.mp4"] + small, 2,
+      "--levels: header-only.csv: no levels"
+    ),
     // Outputs into a missing folder or onto a folder.
     (["render", "color-orbs", "-o", "missing/out.mp4"] + small, 1, "missing/out.mp4: folder"),
     (["render", "color-orbs", "-o", "folder.mp4"] + small, 1, "folder.mp4: is a directory; expected a file path"),
@@ -217,7 +351,9 @@ import _TestSupport
   /// setpriv; without setpriv the case cannot be made and is skipped.
   static let canDropToNobody = getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
 
-  @Test(.enabled(if: canDropToNobody, "root needs /usr/bin/setpriv to render as nobody; root may write to a read-only folder"))
+  @Test(
+    .enabled(
+      if: canDropToNobody, "root needs /usr/bin/setpriv to render as nobody; root may write to a read-only folder"))
   func anOutputIntoAReadOnlyFolderFailsWithThePathAndLeavesNothing() throws {
     let dir = TemporaryDirectory()
     let folder = dir.path("read-only")
@@ -237,12 +373,19 @@ import _TestSupport
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.mp4"])
   }
 
-  @Test(.enabled(if: canDropToNobody, "root needs /usr/bin/setpriv to run as nobody; root reads any file"),
-        arguments: [
-          (["render", "locked.json", "-o", "out.mp4"], "locked.json: cannot open the preset file: Permission denied"),
-          (["render", "voice-orb", "--audio", "locked.wav", "-o", "out.mp4"], "--audio: locked.wav: cannot open the audio file: Permission denied"),
-          (["render", "voice-orb", "--levels", "locked.csv", "-o", "out.mp4"], "--levels: locked.csv: cannot open the levels file: Permission denied"),
-        ])
+  @Test(
+    .enabled(if: canDropToNobody, "root needs /usr/bin/setpriv to run as nobody; root reads any file"),
+    arguments: [
+      (["render", "locked.json", "-o", "out.mp4"], "locked.json: cannot open the preset file: Permission denied"),
+      (
+        ["render", "voice-orb", "--audio", "locked.wav", "-o", "out.mp4"],
+        "--audio: locked.wav: cannot open the audio file: Permission denied"
+      ),
+      (
+        ["render", "voice-orb", "--levels", "locked.csv", "-o", "out.mp4"],
+        "--levels: locked.csv: cannot open the levels file: Permission denied"
+      ),
+    ])
   func anUnreadableInputFileIsBadInputNamingIt(args: [String], message: String) throws {
     let dir = TemporaryDirectory()
     chmod(dir.url.path, 0o777)
@@ -254,14 +397,21 @@ import _TestSupport
     if getuid() == 0 { command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command }
     let r = try run(command, in: dir.url)
     #expect(r.status == 2, "\(r.stderr)")
-    #expect(r.stderr.hasPrefix("Error: ") && r.stderr.contains(message) && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
-    #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted() == ["locked.csv", "locked.json", "locked.wav"])
+    #expect(
+      r.stderr.hasPrefix("Error: ") && r.stderr.contains(message) && r.stderr.split(separator: "\n").count == 1,
+      "\(r.stderr)")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted() == [
+        "locked.csv", "locked.json", "locked.wav",
+      ])
   }
 
   // MARK: - Signals
 
-  @Test(arguments: [(SIGINT, Int32(130), "Error: interrupted\n"), (SIGTERM, Int32(143), "Error: terminated (signal 15)\n"),
-                    (SIGHUP, Int32(129), "Error: terminated (signal 1)\n")])
+  @Test(arguments: [
+    (SIGINT, Int32(130), "Error: interrupted\n"), (SIGTERM, Int32(143), "Error: terminated (signal 15)\n"),
+    (SIGHUP, Int32(129), "Error: terminated (signal 1)\n"),
+  ])
   func aSignalStopsARenderPromptlyAndLeavesTheOldFile(signal: Int32, status: Int32, message: String) throws {
     let dir = TemporaryDirectory()
     let out = dir.path("loop.mp4")
@@ -269,7 +419,10 @@ import _TestSupport
     // A ten-minute loop at 32x32: long enough to be running whenever the signal comes.
     let process = Process()
     process.executableURL = loopsmithBinary()
-    process.arguments = ["render", "color-orbs", "-o", out, "--size", "32x32", "--fps", "30", "--duration", "600", "--scale", "0.1", "--threads", "1", "--quiet"]
+    process.arguments = [
+      "render", "color-orbs", "-o", out, "--size", "32x32", "--fps", "30", "--duration", "600", "--scale", "0.1",
+      "--threads", "1", "--quiet",
+    ]
     let err = Pipe()
     process.standardError = err
     process.standardOutput = FileHandle.nullDevice
@@ -277,7 +430,9 @@ import _TestSupport
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     // Wait for the temporary file: the render is then encoding.
     let deadline = Date().addingTimeInterval(60)
-    while try !FileManager.default.contentsOfDirectory(atPath: dir.url.path).contains(where: { $0.hasSuffix(".loopsmith-tmp") }) {
+    while try !FileManager.default.contentsOfDirectory(atPath: dir.url.path).contains(where: {
+      $0.hasSuffix(".loopsmith-tmp")
+    }) {
       try #require(Date() < deadline && process.isRunning, "the render never started")
       usleep(20_000)
     }
@@ -300,12 +455,15 @@ import _TestSupport
   /// Whether this process may mount a tmpfs (root in most sandboxes and CI containers).
   static let canMountTmpfs: Bool = {
     let probe = TemporaryDirectory("loopsmith-mount-probe")
-    guard run(["/bin/mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", probe.url.path]).status == 0 else { return false }
+    guard run(["/bin/mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", probe.url.path]).status == 0 else {
+      return false
+    }
     return run(["/bin/umount", probe.url.path]).status == 0
   }()
 
-  @Test(.enabled(if: canMountTmpfs, "mounting a 64 KiB tmpfs needs root (mount -t tmpfs); ENOSPC cannot be made here"),
-        arguments: ["loop.y4m", "loop.mp4", "loop.gif"])
+  @Test(
+    .enabled(if: canMountTmpfs, "mounting a 64 KiB tmpfs needs root (mount -t tmpfs); ENOSPC cannot be made here"),
+    arguments: ["loop.y4m", "loop.mp4", "loop.gif"])
   func aFullDiskNamesThePathExitsOneAndLeavesNoPartialFile(name: String) throws {
     let dir = TemporaryDirectory()
     let disk = dir.path("disk")
@@ -315,7 +473,11 @@ import _TestSupport
     let out = disk + "/" + name
     try Data("old".utf8).write(to: URL(fileURLWithPath: out))
     let quality = name.hasSuffix(".mp4") ? ["--crf", "1"] : []  // near-lossless: far past 64 KiB
-    let r = try runLoopsmith(["render", "color-orbs", "-o", out, "--size", "128x128", "--fps", "10", "--duration", "2", "--scale", "0.25", "--quiet", "--json"] + quality)
+    let r = try runLoopsmith(
+      [
+        "render", "color-orbs", "-o", out, "--size", "128x128", "--fps", "10", "--duration", "2", "--scale", "0.25",
+        "--quiet", "--json",
+      ] + quality)
     #expect(r.status == 1, "\(r.stderr)")
     #expect(r.stderr.hasPrefix("Error: \(out): ") && r.stderr.contains("No space left on device"), "\(r.stderr)")
     #expect(r.stderr.split(separator: "\n").count == 1)
@@ -342,7 +504,9 @@ import _TestSupport
     let o = out.fileHandleForReading.readDataToEndOfFile()
     let e = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return Finished(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    return Finished(
+      status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+      stderr: String(decoding: e, as: UTF8.self))
   }
 
   func run(_ command: [String], in directory: URL? = nil) throws -> Finished { Self.run(command, in: directory) }

@@ -2,6 +2,7 @@ import Effects
 import Foundation
 import Testing
 import Video
+
 @testable import Loopsmith
 @testable import LoopsmithCLI
 
@@ -16,7 +17,10 @@ import Video
     case .integer(let r): [(String(r.lowerBound), r.lowerBound), (String(r.upperBound), r.upperBound)]
     case .integers(let v): v.map { (String($0), $0) }
     case .number(let r, let above):
-      [(String(above ? r.lowerBound + 0.5 : r.lowerBound), above ? r.lowerBound + 0.5 : r.lowerBound), (String(r.upperBound), r.upperBound)]
+      [
+        (String(above ? r.lowerBound + 0.5 : r.lowerBound), above ? r.lowerBound + 0.5 : r.lowerBound),
+        (String(r.upperBound), r.upperBound),
+      ]
     case .choice(let names): names.map { ($0, $0) }
     case .text, .transition: [("rain:snow", "rain:snow")]
     case .toggle: [("", true)]
@@ -32,7 +36,8 @@ import Video
     #expect(option.help == setting.helpLine)
     for (text, json) in Self.goodValues(setting) {
       let words = option.value == nil ? ["--\(flag)"] : ["--\(flag)", text]
-      let fromFlags = try RenderCommand.requestFromFlags(ParsedArguments(words, specs: RenderCommand.options), effect: nil)
+      let fromFlags = try RenderCommand.requestFromFlags(
+        ParsedArguments(words, specs: RenderCommand.options), effect: nil)
       #expect(setting.value(in: fromFlags) != nil, "--\(flag) \(text) set nothing")
       guard let key = setting.presetKey else { continue }
       let data = try JSONSerialization.data(withJSONObject: ["effect": "weather", key: json])
@@ -79,7 +84,8 @@ import Video
     switch setting.kind {
     case .integer(let r): bad = [.integer(r.lowerBound - 1), .integer(r.upperBound + 1)]
     case .integers(let v): bad = [.integer(v.max()! + 1)]
-    case .number(let r, let above): bad = [.number(above ? r.lowerBound : r.lowerBound - 1), .number(r.upperBound * 2 + 1)]
+    case .number(let r, let above):
+      bad = [.number(above ? r.lowerBound : r.lowerBound - 1), .number(r.upperBound * 2 + 1)]
     case .choice:
       if case .appearance = setting.field { return }  // an enum field cannot hold a bad name
       if case .palette = setting.field { return }

@@ -15,7 +15,8 @@ import _TestSupport
     // Two presets, so --jobs 2 runs them side by side with one render thread each on two cores.
     for name in ["a", "b"] {
       try #"{"version": 1, "effect": "color-orbs", "maxSpeedChange": 1, "outputs": ["NAME.mp4", "NAME.webm"]}"#
-        .replacingOccurrences(of: "NAME", with: name).write(toFile: "\(presets)/\(name).json", atomically: true, encoding: .utf8)
+        .replacingOccurrences(of: "NAME", with: name).write(
+          toFile: "\(presets)/\(name).json", atomically: true, encoding: .utf8)
     }
     var sums: [String: Set<String>] = ["a.mp4": [], "a.webm": []]
     for jobs in ["1", "2"] {
@@ -26,7 +27,8 @@ import _TestSupport
     }
     for threads in ["1", "2"] {
       let out = dir.path("threads\(threads)")
-      let r = try runLoopsmith(["render", "\(presets)/a.json", "--out-dir", out, "--threads", threads, "--json"] + Self.small)
+      let r = try runLoopsmith(
+        ["render", "\(presets)/a.json", "--out-dir", out, "--threads", threads, "--json"] + Self.small)
       #expect(r.status == 0, "\(r.stderr)")
       #expect(r.stdout.contains("\"encoderThreads\" : \(RenderSetting.defaultEncoderThreads)"), "\(r.stdout)")
       for file in sums.keys { sums[file]!.insert(try #require(SHA256.hex(ofFile: "\(out)/\(file)"))) }

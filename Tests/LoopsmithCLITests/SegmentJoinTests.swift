@@ -22,7 +22,8 @@ import _TestSupport
     precondition(whole.status == 0, whole.stderr)
     for range in ranges {
       let name = "s" + range.replacingOccurrences(of: ":", with: "-")
-      let r = try! runLoopsmith(flags + ["--frames", range, "-o", dir.path(name + ".y4m"), "-o", dir.path(name + ".mp4")])
+      let r = try! runLoopsmith(
+        flags + ["--frames", range, "-o", dir.path(name + ".y4m"), "-o", dir.path(name + ".mp4")])
       precondition(r.status == 0, r.stderr)
     }
     return dir
@@ -61,7 +62,9 @@ import _TestSupport
     // Each segment is its own frames only: 7, 12 and 11 frames, tagged with its range.
     let middle = try Self.decode(Self.segments("y4m")[1])
     #expect(middle.1.count == 12)
-    let header = try #require(String(data: try Data(contentsOf: URL(fileURLWithPath: Self.segments("y4m")[1])).prefix(200), encoding: .isoLatin1))
+    let header = try #require(
+      String(
+        data: try Data(contentsOf: URL(fileURLWithPath: Self.segments("y4m")[1])).prefix(200), encoding: .isoLatin1))
     #expect(header.contains("XLOOPSMITH=7:19:30\n"))
     let joined = try Data(contentsOf: URL(fileURLWithPath: out))
     let whole = try Data(contentsOf: URL(fileURLWithPath: Self.renders.path("whole.y4m")))
@@ -84,12 +87,15 @@ import _TestSupport
       #expect(r.status == 0, "\(r.stderr)")
       parts.append(path)
     }
-    let header = try #require(String(data: try Data(contentsOf: URL(fileURLWithPath: parts[2])).prefix(200), encoding: .isoLatin1))
+    let header = try #require(
+      String(data: try Data(contentsOf: URL(fileURLWithPath: parts[2])).prefix(200), encoding: .isoLatin1))
     #expect(header.contains("XLOOPSMITH=15:22:30\n"))
     let out = dir.path("joined.y4m")
     let r = try runLoopsmith(["join"] + parts + ["-o", out])
     #expect(r.status == 0, "\(r.stderr)")
-    #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(contentsOf: URL(fileURLWithPath: Self.renders.path("whole.y4m"))))
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: out))
+        == Data(contentsOf: URL(fileURLWithPath: Self.renders.path("whole.y4m"))))
   }
 
   @Test func aTransitionClipSplitsAndJoinsToo() throws {
@@ -105,7 +111,9 @@ import _TestSupport
     }
     let r = try runLoopsmith(["join", dir.path("h1.y4m"), dir.path("h2.y4m"), "-o", dir.path("joined.y4m")])
     #expect(r.status == 0, "\(r.stderr)")
-    #expect(try Data(contentsOf: URL(fileURLWithPath: dir.path("joined.y4m"))) == Data(contentsOf: URL(fileURLWithPath: dir.path("whole.y4m"))))
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: dir.path("joined.y4m")))
+        == Data(contentsOf: URL(fileURLWithPath: dir.path("whole.y4m"))))
   }
 
   @Test func h264SegmentsJoinWithoutReencodingWithinTheEncodersNoise() throws {
@@ -115,7 +123,9 @@ import _TestSupport
     #expect(r.status == 0, "\(r.stderr)")
     // Remuxed, not re-encoded: the joined file holds the segments' packets, so its size is theirs
     // give or take the containers' own boxes.
-    let sizes = try Self.segments("mp4").map { try #require(FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) }
+    let sizes = try Self.segments("mp4").map {
+      try #require(FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int)
+    }
     let size = try #require(FileManager.default.attributesOfItem(atPath: out)[.size] as? Int)
     #expect(abs(size - sizes.reduce(0, +)) < 2048, "joined \(size) bytes, segments \(sizes)")
 
@@ -142,9 +152,14 @@ import _TestSupport
     let joinedError = zip(joined, source).map { Self.meanSquaredError($0, $1) }
     let worstWhole = try #require(wholeError.max())
     for (i, e) in joinedError.enumerated() {
-      #expect(e <= 2 * worstWhole, "frame \(i): \(Self.decibels(e)) dB against the source; the whole render's worst is \(Self.decibels(worstWhole)) dB")
+      #expect(
+        e <= 2 * worstWhole,
+        "frame \(i): \(Self.decibels(e)) dB against the source; the whole render's worst is \(Self.decibels(worstWhole)) dB"
+      )
     }
-    let (wholeMean, joinedMean) = (Self.decibels(wholeError.reduce(0, +) / 30), Self.decibels(joinedError.reduce(0, +) / 30))
+    let (wholeMean, joinedMean) = (
+      Self.decibels(wholeError.reduce(0, +) / 30), Self.decibels(joinedError.reduce(0, +) / 30)
+    )
     #expect(joinedMean >= wholeMean - 0.5, "joined \(joinedMean) dB over the loop, whole \(wholeMean) dB")
     // Each frame in its place: closer to its own source frame than to its neighbours'.
     for i in 0..<30 {
@@ -201,7 +216,9 @@ import _TestSupport
     #expect(!FileManager.default.fileExists(atPath: dir.path("j.mp4")))
   }
 
-  @Test(arguments: ["3:3", "5:2", "0:31", "-1:4", "a:b", "4", "1:2:3", "", "0/3", "4/3", "1/31", "1/0", "+1/2", "1:2/3"])
+  @Test(arguments: [
+    "3:3", "5:2", "0:31", "-1:4", "a:b", "4", "1:2:3", "", "0/3", "4/3", "1/31", "1/0", "+1/2", "1:2/3",
+  ])
   func badFrameRangesAreRefused(range: String) throws {
     let dir = TemporaryDirectory("loopsmith-join")
     let out = dir.path("s.mp4")

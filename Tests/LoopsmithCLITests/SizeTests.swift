@@ -9,7 +9,8 @@ import _TestSupport
   /// Each effect with its design's size at scale 1 (360x640 pt, the voice orb 400x400, the loader 96x96).
   static let cases: [([String], Int, Int)] = [
     (["color-orbs"], 360, 640), (["aurora-mesh"], 360, 640), (["blob-morph-loader"], 96, 96),
-    (["voice-orb"], 400, 400), (["weather", "--weather", "clearDay"], 360, 640), (["weather", "--weather", "rain"], 360, 640),
+    (["voice-orb"], 400, 400), (["weather", "--weather", "clearDay"], 360, 640),
+    (["weather", "--weather", "rain"], 360, 640),
   ]
 
   /// The still at half the design's pixels (`--size` alone, scale 0.5) is the design's still at
@@ -23,7 +24,8 @@ import _TestSupport
     let common = ["--time", "0.5", "--quiet"]
     let a = try runLoopsmith(["render"] + args + common + ["--scale", "1", "-o", full])
     #expect(a.status == 0, "\(a.stderr)")
-    let b = try runLoopsmith(["render"] + args + common + ["--size", "\(width / 2)x\(height / 2)", "-o", half, "--json"])
+    let b = try runLoopsmith(
+      ["render"] + args + common + ["--size", "\(width / 2)x\(height / 2)", "-o", half, "--json"])
     #expect(b.status == 0, "\(b.stderr)")
     #expect(b.stdout.contains("\"points\" : \"\(width)x\(height)\""), "\(b.stdout)")
     #expect(b.stdout.contains("\"scale\" : 0.5"), "\(b.stdout)")
@@ -48,7 +50,9 @@ import _TestSupport
     #expect(mean < 3, "\(args): mean error \(mean) codes, worst \(worst)")
   }
 
-  func absolute(_ v: SIMD4<Float>) -> SIMD4<Float> { SIMD4(Swift.abs(v.x), Swift.abs(v.y), Swift.abs(v.z), Swift.abs(v.w)) }
+  func absolute(_ v: SIMD4<Float>) -> SIMD4<Float> {
+    SIMD4(Swift.abs(v.x), Swift.abs(v.y), Swift.abs(v.z), Swift.abs(v.w))
+  }
 
   @Test func scaleAndPointsChangeTheLayoutOnPurpose() throws {
     let dir = TemporaryDirectory()
@@ -85,7 +89,8 @@ import _TestSupport
     let r = try runLoopsmith(["batch", presets, "--out", out, "--size", "90x160", "--quiet"])
     #expect(r.status == 1, "\(r.stderr)")
     let data = try Data(contentsOf: URL(fileURLWithPath: "\(out)/manifest.json"))
-    let rows = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["outputs"] as? [[String: Any]])
+    let rows = try #require(
+      (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["outputs"] as? [[String: Any]])
     let byPath = Dictionary(uniqueKeysWithValues: rows.map { ($0["path"] as? String ?? "", $0) })
     // The design at a quarter of the pixels; the preset's points at 90 px over 200 pt. The voice
     // orb's 90x160 is not square like its points: they disagree, and the preset fails.
@@ -99,10 +104,13 @@ import _TestSupport
   @Test func disagreeingSettingsAreRefused() throws {
     let dir = TemporaryDirectory()
     let out = dir.path("a.png")
-    for flags in [["--points", "200x300", "--size", "100x100"], ["--points", "200x300", "--size", "100x150", "--scale", "2"]] {
+    for flags in [
+      ["--points", "200x300", "--size", "100x100"], ["--points", "200x300", "--size", "100x150", "--scale", "2"],
+    ] {
       let r = try runLoopsmith(["render", "color-orbs", "--time", "0", "--quiet", "-o", out] + flags)
       #expect(r.status == 2, "\(flags)")
-      #expect(r.stderr.contains("--size") && r.stderr.contains("--points") && r.stderr.contains("disagree"), "\(r.stderr)")
+      #expect(
+        r.stderr.contains("--size") && r.stderr.contains("--points") && r.stderr.contains("disagree"), "\(r.stderr)")
       #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
       #expect(!FileManager.default.fileExists(atPath: out))
     }

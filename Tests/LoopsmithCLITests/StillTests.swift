@@ -6,9 +6,13 @@ import _TestSupport
 /// `render <effect> --time 0 -o still.png` works for every effect and weather: a PNG of the
 /// Reduce Motion still, opaque where the effect is a background, transparent where it is not.
 @Suite struct StillTests {
-  static let cases: [([String], Bool)] = [
-    (["color-orbs"], true), (["aurora-mesh"], true), (["blob-morph-loader"], false), (["voice-orb"], false),
-  ] + ["clearDay", "clearNight", "cloudy", "rain", "thunderstorm", "snow", "fog"].map { (["weather", "--weather", $0], true) }
+  static let cases: [([String], Bool)] =
+    [
+      (["color-orbs"], true), (["aurora-mesh"], true), (["blob-morph-loader"], false), (["voice-orb"], false),
+    ]
+    + ["clearDay", "clearNight", "cloudy", "rain", "thunderstorm", "snow", "fog"].map {
+      (["weather", "--weather", $0], true)
+    }
 
   @Test(arguments: cases)
   func everyEffectHasAStill(args: [String], opaque: Bool) throws {

@@ -1,15 +1,21 @@
+import Effects
 import Foundation
 import Testing
-import Effects
+
 @testable import Loopsmith
 
 @Suite struct SHA256Tests {
   @Test(arguments: [
     ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
     ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-    ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
-    ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
-     "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"),
+    (
+      "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+    ),
+    (
+      "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+      "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+    ),
   ])
   func knownVectors(message: String, digest: String) {
     #expect(SHA256.hex(message) == digest)
@@ -35,14 +41,18 @@ import Effects
 
   @Test func theCheckedInSchemaIsTheGeneratedOne() throws {
     let text = try String(contentsOfFile: Self.schemaPath, encoding: .utf8)
-    #expect(text == PresetSchema.text(), "presets/schema.json is stale: run 'loopsmith schema > presets/schema.json' (make schema)")
+    #expect(
+      text == PresetSchema.text(),
+      "presets/schema.json is stale: run 'loopsmith schema > presets/schema.json' (make schema)")
   }
 
   @Test func everyPresetKeyAndParameterIsInTheSchema() throws {
     let schema = PresetSchema.schema()
     let properties = try #require(schema["properties"] as? [String: Any])
     #expect(Set(properties.keys) == Set(Preset.keys))
-    for key in Preset.keys { #expect(PresetSchema.property(key) != nil, "Preset key '\(key)' has no row in PresetSchema.property") }
+    for key in Preset.keys {
+      #expect(PresetSchema.property(key) != nil, "Preset key '\(key)' has no row in PresetSchema.property")
+    }
     let defs = try #require(schema["$defs"] as? [String: Any])
     for type in EffectRegistry.all {
       let def = try #require(defs["parameters-\(type.info.name)"] as? [String: Any])
@@ -109,9 +119,15 @@ import Effects
 
   @Test func theSchedulersEnvironmentPicksTheShard() throws {
     #expect(try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": "0"], shards: 3) == BatchShard(index: 1, count: 3))
-    #expect(try BatchShard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_MIN": "2", "SLURM_ARRAY_TASK_COUNT": "3"], shards: nil) == BatchShard(index: 3, count: 3))
-    #expect(try BatchShard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"], shards: nil) == BatchShard(index: 2, count: 2))
-    #expect(try BatchShard.fromEnvironment(["AWS_BATCH_JOB_ARRAY_INDEX": "1"], shards: 2) == BatchShard(index: 2, count: 2))
+    #expect(
+      try BatchShard.fromEnvironment(
+        ["SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_MIN": "2", "SLURM_ARRAY_TASK_COUNT": "3"], shards: nil)
+        == BatchShard(index: 3, count: 3))
+    #expect(
+      try BatchShard.fromEnvironment(["SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "2"], shards: nil)
+        == BatchShard(index: 2, count: 2))
+    #expect(
+      try BatchShard.fromEnvironment(["AWS_BATCH_JOB_ARRAY_INDEX": "1"], shards: 2) == BatchShard(index: 2, count: 2))
     #expect(try BatchShard.fromEnvironment([:], shards: nil) == nil)
     #expect(throws: InputError.self) { try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": "0"], shards: nil) }
     #expect(throws: InputError.self) { try BatchShard.fromEnvironment(["JOB_COMPLETION_INDEX": "3"], shards: 3) }

@@ -3,6 +3,7 @@ import Raster
 import Testing
 import Video
 import _TestSupport
+
 @testable import Loopsmith
 
 /// `check` rejects loops made wrong on purpose: frames from the wrong period (a jump at the seam)
@@ -12,7 +13,8 @@ import _TestSupport
   func checkRain(times: [Double]) throws -> LoopCheck {
     let dir = TemporaryDirectory()
     let good = try job("weather", ["weather": "rain"], size: (64, 112), fps: 10)
-    let settings = try OutputSettings(path: dir.path("rain.mp4"), width: 64, height: 112, fps: 10, frameCount: times.count)
+    let settings = try OutputSettings(
+      path: dir.path("rain.mp4"), width: 64, height: 112, fps: 10, frameCount: times.count)
     let writer = try VideoWriter(settings)
     let surface = Surface(image: Image(width: 64, height: 112), scale: Float(good.scale))
     let effect = good.makeEffect()

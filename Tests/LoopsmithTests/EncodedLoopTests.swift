@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Video
 import _TestSupport
+
 @testable import Loopsmith
 
 /// Every effect, weather and voice state, rendered small into real H.264 and VP9, passes `check`:

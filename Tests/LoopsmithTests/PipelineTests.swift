@@ -3,6 +3,7 @@ import Foundation
 import Raster
 import Testing
 import Timing
+
 @testable import Loopsmith
 
 /// A hash of a frame's pixels, bit for bit.
@@ -17,8 +18,10 @@ func checksum(_ image: Image) -> UInt64 {
   return h
 }
 
-func job(_ effect: String, _ set: [String: String] = [:], size: (Int, Int) = (36, 64), fps: Int? = nil,
-         duration: Double? = nil, threads: Int = 1, output: String = "x.mp4") throws -> RenderJob {
+func job(
+  _ effect: String, _ set: [String: String] = [:], size: (Int, Int) = (36, 64), fps: Int? = nil,
+  duration: Double? = nil, threads: Int = 1, output: String = "x.mp4"
+) throws -> RenderJob {
   var r = RenderRequest()
   r.effect = effect
   r.size = size

@@ -1,6 +1,7 @@
 import Foundation
 import Raster
 import Testing
+
 @testable import Loopsmith
 
 /// Every preset renders the same job and the same pixels as it did when the hashes were taken: a
@@ -23,8 +24,10 @@ import Testing
     summary += " time \(job.fixedTime.map { "\($0)" } ?? "-") transition \(job.transition.map { "\($0)" } ?? "-")"
     summary += " levels \(job.levels == nil ? "no" : "yes")"
     for o in job.outputs {
-      summary += " | \((o.path as NSString).lastPathComponent) \(o.format) \(o.codec) crf \(o.crf.map { "\($0)" } ?? "-")"
-      summary += " depth \(o.bitDepth) alpha \(o.keepAlpha) bg \(o.background) x264 \(o.x264Preset) frames \(o.frameCount)"
+      summary +=
+        " | \((o.path as NSString).lastPathComponent) \(o.format) \(o.codec) crf \(o.crf.map { "\($0)" } ?? "-")"
+      summary +=
+        " depth \(o.bitDepth) alpha \(o.keepAlpha) bg \(o.background) x264 \(o.x264Preset) frames \(o.frameCount)"
     }
     var sha = SHA256()
     sha.update(Data(summary.utf8))

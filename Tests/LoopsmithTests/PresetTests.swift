@@ -1,13 +1,16 @@
 import Effects
 import Foundation
 import Testing
+
 @testable import Loopsmith
 
 /// The package root, found from this file's place.
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent()
 
 @Suite struct PresetTests {
-  static let files = ((try? FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("presets").path)) ?? [])
+  static let files =
+    ((try? FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("presets").path)) ?? [])
     .filter { $0.hasSuffix(".json") && $0 != "schema.json" }.sorted()
 
   /// Every effect in the registry has a preset; an effect with transitions has one per value of
@@ -50,7 +53,10 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 
   @Test(arguments: [
     ("{\"effect\": \"color-orbs\", \"sped\": 1}", "unknown key 'sped'."),
-    ("{\"effect\": \"color-orbs\", \"parameters\": {\"sped\": 1}}", "unknown key 'parameters.sped'. Did you mean 'speed'?"),
+    (
+      "{\"effect\": \"color-orbs\", \"parameters\": {\"sped\": 1}}",
+      "unknown key 'parameters.sped'. Did you mean 'speed'?"
+    ),
     ("{\"effect\": \"color-orbs\", \"fps\": \"30\"}", "'fps': expected a number"),
     ("{\"effect\": \"color-orbs\", \"version\": 2}", "'version': expected 1"),
     ("{\"fps\": 30}", "missing key 'effect'"),

@@ -3,6 +3,7 @@ import Foundation
 import Raster
 import Testing
 import Timing
+
 @testable import Loopsmith
 
 /// A transition clip at 36x64 px, scale 0.1, 10 fps.
@@ -76,7 +77,8 @@ func largestStep(_ a: Image, _ b: Image) -> Float {
   @Test func aLongerClipIsAWholeMultipleOfTheLightningCycle() throws {
     let clip = try clipJob("weather", "thunderstorm:rain", duration: 12)
     #expect(clip.frameCount == 120 && clip.transition?.change == 5.5)
-    #expect(checksum(frame(clip, clip.frameCount)) == checksum(frame(try job("weather", ["weather": "rain"], fps: 10), 0)))
+    #expect(
+      checksum(frame(clip, clip.frameCount)) == checksum(frame(try job("weather", ["weather": "rain"], fps: 10), 0)))
   }
 
   @Test func aVoiceClipHoldsOneLevel() throws {
@@ -89,14 +91,15 @@ func largestStep(_ a: Image, _ b: Image) -> Float {
     }
   }
 
-  @Test(arguments: [
-    ("weather", "rain:rain", nil, "--transition: 'rain:rain' changes nothing"),
-    ("weather", "rain", nil, "--transition: 'rain' is not valid; expected FROM:TO"),
-    ("weather", "rain:sleet", nil, "--transition: 'rain:sleet' is not valid"),
-    ("color-orbs", "a:b", nil, "--transition: color-orbs has nothing to change between"),
-    ("weather", "rain:snow", 10, "--duration: a weather transition lasts a whole multiple of 6 s"),
-    ("voice-orb", "idle:speaking", 5, "--duration: a voice-orb transition lasts a whole multiple of 10 s"),
-  ] as [(String, String, Double?, String)])
+  @Test(
+    arguments: [
+      ("weather", "rain:rain", nil, "--transition: 'rain:rain' changes nothing"),
+      ("weather", "rain", nil, "--transition: 'rain' is not valid; expected FROM:TO"),
+      ("weather", "rain:sleet", nil, "--transition: 'rain:sleet' is not valid"),
+      ("color-orbs", "a:b", nil, "--transition: color-orbs has nothing to change between"),
+      ("weather", "rain:snow", 10, "--duration: a weather transition lasts a whole multiple of 6 s"),
+      ("voice-orb", "idle:speaking", 5, "--duration: a voice-orb transition lasts a whole multiple of 10 s"),
+    ] as [(String, String, Double?, String)])
   func aBadTransitionSaysWhatWasExpected(effect: String, transition: String, duration: Double?, message: String) {
     #expect {
       _ = try clipJob(effect, transition, duration: duration)

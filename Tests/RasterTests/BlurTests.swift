@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Raster
 
 @Suite struct BlurTests {
@@ -77,7 +78,8 @@ import Testing
   func render(_ sigma: Float, fullSize: Bool, _ draw: (GraphicsContext) -> Void) -> Image {
     let surface = Surface(image: Image(width: 240, height: 180), scale: 1)
     var context = surface.context()
-    context.fill(Path(rect: Rect(x: 0, y: 0, width: 240, height: 180)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.4)))
+    context.fill(
+      Path(rect: Rect(x: 0, y: 0, width: 240, height: 180)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.4)))
     if fullSize { context.addFilter(.colorMatrix(.identity)) }
     context.addFilter(.blur(radius: sigma))
     draw(context)
@@ -97,7 +99,9 @@ import Testing
   @Test(arguments: [6.0, 12.0, 28.0, 84.0])
   func oneEllipse(sigma: Float) {
     let draw: (GraphicsContext) -> Void = {
-      $0.fill(Path(ellipseIn: Rect(x: 37.3, y: 41.6, width: 121.5, height: 57.2)), with: .color(Color(red: 1, green: 0.9, blue: 0.8).opacity(0.7)))
+      $0.fill(
+        Path(ellipseIn: Rect(x: 37.3, y: 41.6, width: 121.5, height: 57.2)),
+        with: .color(Color(red: 1, green: 0.9, blue: 0.8).opacity(0.7)))
     }
     let error = worst(render(sigma, fullSize: false, draw), render(sigma, fullSize: true, draw))
     #expect(error < 0.5, "\(error) codes")
@@ -107,7 +111,9 @@ import Testing
   func overlappingEllipsesInOnePath(sigma: Float) {
     let draw: (GraphicsContext) -> Void = {
       var path = Path()
-      for i in 0..<4 { path.addEllipse(in: Rect(x: 30 + Double(i) * 25, y: 50 + Double(i % 2) * 9, width: 80, height: 40)) }
+      for i in 0..<4 {
+        path.addEllipse(in: Rect(x: 30 + Double(i) * 25, y: 50 + Double(i % 2) * 9, width: 80, height: 40))
+      }
       $0.fill(path, with: .color(.white))
     }
     let error = worst(render(sigma, fullSize: false, draw), render(sigma, fullSize: true, draw))
@@ -118,7 +124,8 @@ import Testing
     func make(_ fullSize: Bool) -> Image {
       let surface = Surface(image: Image(width: 240, height: 180), scale: 3)
       var context = surface.context()
-      context.fill(Path(rect: Rect(x: 0, y: 0, width: 80, height: 60)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.4)))
+      context.fill(
+        Path(rect: Rect(x: 0, y: 0, width: 80, height: 60)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.4)))
       context.opacity = 0.8
       context.drawLayer { layer in
         if fullSize { layer.addFilter(.colorMatrix(.identity)) }
@@ -145,8 +152,9 @@ import Testing
   @Test func aRadialGradient() {
     let draw: (GraphicsContext) -> Void = {
       let g = Gradient(colors: [.white, Color(red: 1, green: 0, blue: 0).opacity(0)])
-      $0.fill(Path(ellipseIn: Rect(x: 40, y: 30, width: 140, height: 120)),
-              with: .radialGradient(g, center: Point(110, 90), startRadius: 0, endRadius: 70))
+      $0.fill(
+        Path(ellipseIn: Rect(x: 40, y: 30, width: 140, height: 120)),
+        with: .radialGradient(g, center: Point(110, 90), startRadius: 0, endRadius: 70))
     }
     let error = worst(render(12, fullSize: false, draw), render(12, fullSize: true, draw))
     #expect(error < 0.5, "\(error) codes")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Raster
 
 /// Draws `path` in white on a transparent `width x height` image at scale 1 and returns each
@@ -113,7 +114,8 @@ func alphas(_ path: Path, width: Int, height: Int, rule: FillRule = .nonZero) ->
 
   @Test func theDisplayScaleMultipliesLengths() {
     let image = Image(width: 6, height: 6)
-    Surface(image: image, scale: 3).context().fill(Path(rect: Rect(x: 0, y: 0, width: 1, height: 1)), with: .color(.white))
+    Surface(image: image, scale: 3).context().fill(
+      Path(rect: Rect(x: 0, y: 0, width: 1, height: 1)), with: .color(.white))
     #expect(image[2, 2].w == 1 && image[3, 3].w == 0)
   }
 
@@ -132,7 +134,9 @@ func alphas(_ path: Path, width: Int, height: Int, rule: FillRule = .nonZero) ->
   func render(_ rect: Rect, shading: Shading, mode: BlendMode, general: Bool) -> Image {
     let surface = Surface(image: Image(width: 40, height: 30), scale: 1)
     var context = surface.context()
-    context.fill(Path(rect: Rect(x: 0, y: 0, width: 40, height: 30)), with: .color(Color(red: 0.2, green: 0.3, blue: 0.4).opacity(0.5)))
+    context.fill(
+      Path(rect: Rect(x: 0, y: 0, width: 40, height: 30)),
+      with: .color(Color(red: 0.2, green: 0.3, blue: 0.4).opacity(0.5)))
     if general { context.clip(to: Path(rect: Rect(x: -5, y: -5, width: 50, height: 40))) }
     context.blendMode = mode
     context.opacity = 0.8
@@ -145,7 +149,8 @@ func alphas(_ path: Path, width: Int, height: Int, rule: FillRule = .nonZero) ->
     Rect(x: -7.5, y: 2.2, width: 60, height: 0.4), Rect(x: 10.3, y: -3, width: 0.6, height: 50),
   ])
   func aRectangleCoversWhatTheGeneralPathCovers(rect: Rect) {
-    let ramp = Shading.linearGradient(Gradient(colors: [.white, Color(red: 1, green: 0, blue: 0).opacity(0.3)]), start: Point(0, 0), end: Point(40, 0))
+    let ramp = Shading.linearGradient(
+      Gradient(colors: [.white, Color(red: 1, green: 0, blue: 0).opacity(0.3)]), start: Point(0, 0), end: Point(40, 0))
     for (shading, mode) in [(Shading.color(.white.opacity(0.7)), BlendMode.sourceOver), (ramp, .screen)] {
       let fast = render(rect, shading: shading, mode: mode, general: false)
       let general = render(rect, shading: shading, mode: mode, general: true)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Raster
 
 private func P(_ x: Float, _ y: Float) -> Point { SIMD2(x, y) }
@@ -10,10 +11,12 @@ private func sampleMesh(colors: [Color]? = nil) -> MeshGradient {
     P(0, 0.4), P(0.35, 0.62), P(1, 0.55),
     P(0, 1), P(0.45, 1), P(1, 1),
   ]
-  let palette: [Color] = colors ?? (0..<9).map { (i: Int) -> Color in
-    let f = Float(i)
-    return Color(red: f / 8, green: (8 - f) / 8, blue: Float(i % 3) / 2)
-  }
+  let palette: [Color] =
+    colors
+    ?? (0..<9).map { (i: Int) -> Color in
+      let f = Float(i)
+      return Color(red: f / 8, green: (8 - f) / 8, blue: Float(i % 3) / 2)
+    }
   return MeshGradient(width: 3, height: 3, points: points, colors: palette)
 }
 

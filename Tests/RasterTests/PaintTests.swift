@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Raster
 
 @Suite struct PaintTests {
@@ -59,7 +60,9 @@ import Testing
     image.fill(Pixel(0.4, 0.5, 0.1, 1))
     var ctx = Surface(image: image, scale: 1).context()
     ctx.blendMode = .screen
-    ctx.fill(Path(rect: Rect(x: 0, y: 0, width: 1, height: 1)), with: .color(Color(red: 0.2, green: 0.5, blue: 0.8, alpha: 0.5)))
+    ctx.fill(
+      Path(rect: Rect(x: 0, y: 0, width: 1, height: 1)),
+      with: .color(Color(red: 0.2, green: 0.5, blue: 0.8, alpha: 0.5)))
     // On an opaque canvas: out = dst + a C (1 - dst) (docs/SWIFTUI-SEMANTICS.md, Compositing).
     let expected = Pixel(0.4 + 0.5 * 0.2 * 0.6, 0.5 + 0.5 * 0.5 * 0.5, 0.1 + 0.5 * 0.8 * 0.9, 1)
     #expect(maxDifference(image[0, 0], expected) < 1e-6)
@@ -76,7 +79,9 @@ import Testing
 
   @Test func hueRotationMatchesTheSVGTestVector() {
     let m = ColorMatrix.hueRotation(radians: 40 * .pi / 180)
-    let expected: [SIMD3<Float>] = [[0.67896, -0.29231, 0.61335], [0.14175, 1.02331, -0.16506], [-0.45604, 0.62687, 0.82917]]
+    let expected: [SIMD3<Float>] = [
+      [0.67896, -0.29231, 0.61335], [0.14175, 1.02331, -0.16506], [-0.45604, 0.62687, 0.82917],
+    ]
     for (row, e) in zip([m.r, m.g, m.b], expected) {
       #expect(maxDifference(SIMD3(row.x, row.y, row.z), e) < 1e-4)
     }
@@ -113,7 +118,8 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
   }
 
   func moment(_ i: Int, _ context: inout GraphicsContext) {
-    context.fill(Path(rect: Rect(x: 0, y: 0, width: 32, height: 24)), with: .color(Color(red: 0.1, green: 0.1, blue: 0.3)))
+    context.fill(
+      Path(rect: Rect(x: 0, y: 0, width: 32, height: 24)), with: .color(Color(red: 0.1, green: 0.1, blue: 0.3)))
     context.blendMode = .screen
     let center = Point(8 + Float(i) * 11.3, 12)
     context.fill(
@@ -160,7 +166,9 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
     #expect(round[4, 4] == Pixel(1, 1, 1, 1) && round[10, 5] == .zero)
     // An opaque color over everything is written as it is; a translucent one blends with clear.
     let base = Color(red: 0.2, green: 0.4, blue: 0.6)
-    #expect(frame { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 16, height: 8)), with: .color(base)) }[9, 7] == base.premultiplied)
+    #expect(
+      frame { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 16, height: 8)), with: .color(base)) }[9, 7]
+        == base.premultiplied)
     let faint = frame { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 16, height: 8)), with: .color(base.opacity(0.5))) }
     #expect(faint[9, 7] == base.opacity(0.5).premultiplied)
     // An opaque rectangle short of the edge does not stand in for the clear.
@@ -175,7 +183,9 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
     var context = surface.context()
     context.fill(Path(rect: Rect(x: 0, y: 0, width: 8, height: 8)), with: .color(Color(red: 0.5, green: 0, blue: 0)))
     context.blendMode = .screen
-    context.drawLayer { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 8, height: 8)), with: .color(Color(red: 0, green: 0.5, blue: 0))) }
+    context.drawLayer {
+      $0.fill(Path(rect: Rect(x: 0, y: 0, width: 8, height: 8)), with: .color(Color(red: 0, green: 0.5, blue: 0)))
+    }
     surface.finish()
     #expect(surface.image[4, 4] == Pixel(0.5, 0.5, 0, 1))
   }

@@ -7,7 +7,10 @@ import Testing
 /// blur sigmas, transforms, gradient stops, weights) draws something or nothing and never traps,
 /// and no NaN or infinity is left in the pixels.
 @Suite struct SpecialValueTests {
-  static let specials: [Float] = [.nan, .infinity, -.infinity, 1e30, -1e30, -0.0, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude]
+  static let specials: [Float] = [
+    .nan, .infinity, -.infinity, 1e30, -1e30, -0.0, .leastNonzeroMagnitude, .leastNormalMagnitude,
+    .greatestFiniteMagnitude,
+  ]
 
   /// A 16x16 canvas after `draw`, with every pixel checked finite and in range.
   static func render(_ draw: (inout GraphicsContext) -> Void) -> Image {
@@ -81,18 +84,26 @@ import Testing
       c.fill(Path(rect: Rect(x: 2, y: 2, width: 8, height: 8)), with: .color(.white))
       var s = c
       s.scaleBy(x: Double(v), y: Double(v))
-      s.fill(Path(ellipseIn: Rect(x: 2, y: 2, width: 8, height: 8)), with: .linearGradient(Gradient(colors: [.white, .black]), start: Point(0, 0), end: Point(8, 8)))
+      s.fill(
+        Path(ellipseIn: Rect(x: 2, y: 2, width: 8, height: 8)),
+        with: .linearGradient(Gradient(colors: [.white, .black]), start: Point(0, 0), end: Point(8, 8)))
       var r = c
       r.rotate(by: Double(v))
-      r.fill(Path(rect: Rect(x: 2, y: 2, width: 8, height: 8)), with: .radialGradient(Gradient(colors: [.white, .clear]), center: Point(8, 8), startRadius: 0, endRadius: 8))
-      r.drawLayer(shadow: .black, radius: 3) { $0.fill(Path(rect: Rect(x: 4, y: 4, width: 4, height: 4)), with: .color(.white)) }
+      r.fill(
+        Path(rect: Rect(x: 2, y: 2, width: 8, height: 8)),
+        with: .radialGradient(Gradient(colors: [.white, .clear]), center: Point(8, 8), startRadius: 0, endRadius: 8))
+      r.drawLayer(shadow: .black, radius: 3) {
+        $0.fill(Path(rect: Rect(x: 4, y: 4, width: 4, height: 4)), with: .color(.white))
+      }
     }
   }
 
   @Test(arguments: specials)
   func aSpecialGradientNeverTraps(v: Float) {
     // The crash `render color-orbs --scale 1e-20` found: a gradient whose t is NaN.
-    let g = Gradient(stops: [.init(color: Color(red: v, green: 0.5, blue: 1, alpha: v), location: v), .init(color: .white, location: 0.5)])
+    let g = Gradient(stops: [
+      .init(color: Color(red: v, green: 0.5, blue: 1, alpha: v), location: v), .init(color: .white, location: 0.5),
+    ])
     _ = Self.render { c in
       let r = Rect(x: 0, y: 0, width: 16, height: 16)
       c.fill(Path(rect: r), with: .linearGradient(g, start: Point(v, 0), end: Point(16, v)))
@@ -106,12 +117,17 @@ import Testing
   @Test(arguments: specials)
   func aStraightGradientWithASpecialStopColorStaysFinite(v: Float) {
     // The raster fuzzer's NaN pixels: straight interpolation read the stop colors as given.
-    let g = Gradient(stops: [.init(color: Color(red: v, green: v, blue: 0, alpha: v), location: 0), .init(color: .white, location: 1)], alphaInterpolation: .straight)
+    let g = Gradient(
+      stops: [
+        .init(color: Color(red: v, green: v, blue: 0, alpha: v), location: 0), .init(color: .white, location: 1),
+      ], alphaInterpolation: .straight)
     for t in [0, 0.5, 1] as [Float] {
       let p = g.color(at: t)
       #expect(p.x.isFinite && p.y.isFinite && p.z.isFinite && p.w.isFinite && p.w >= 0 && p.w <= 1, "t \(t): \(p)")
     }
-    #expect(Gradient(colors: [Color(red: 0.25, green: 0.5, blue: 1, alpha: 0.75)]).stops[0].color == Color(red: 0.25, green: 0.5, blue: 1, alpha: 0.75))
+    #expect(
+      Gradient(colors: [Color(red: 0.25, green: 0.5, blue: 1, alpha: 0.75)]).stops[0].color
+        == Color(red: 0.25, green: 0.5, blue: 1, alpha: 0.75))
   }
 
   @Test func aLookupOfNaNGivesTheFirstColor() {
@@ -159,7 +175,9 @@ import Testing
     // streamed blur of the layer then wrote a row before its pixels.
     let image = Image(width: 16, height: 16)
     let surface = Surface(image: image, scale: 1)
-    let mesh = MeshGradient(width: 2, height: 2, points: [Point(0, 0), Point(1, 0), Point(0, 1), Point(1, 1)], colors: [.white, .white, .black, .black])
+    let mesh = MeshGradient(
+      width: 2, height: 2, points: [Point(0, 0), Point(1, 0), Point(0, 1), Point(1, 1)],
+      colors: [.white, .white, .black, .black])
     surface.context().drawMesh(mesh, in: Rect(x: 0, y: -8, width: 16, height: 16))
     #expect(surface.drawn.y == 0 && surface.drawn.maxY <= 16, "\(surface.drawn)")
     var blurred = surface.context()
@@ -184,7 +202,9 @@ import Testing
     for size in [1, 7, 16, 24] {
       let image = Image(width: size, height: size)
       let surface = Surface(image: image, scale: 1)
-      surface.context().drawLayer(shadow: .black, radius: radius) { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 3, height: 3)), with: .color(.white)) }
+      surface.context().drawLayer(shadow: .black, radius: radius) {
+        $0.fill(Path(rect: Rect(x: 0, y: 0, width: 3, height: 3)), with: .color(.white))
+      }
       surface.finish()
       #expect((0..<image.count).allSatisfy { image.pixels[$0].w.isFinite }, "size \(size)")
     }

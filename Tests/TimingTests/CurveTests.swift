@@ -168,7 +168,9 @@ import Testing
   @Test func noAnimationJumps() {
     let track = AnimationTrack(
       initial: 0.0,
-      changes: [.init(time: 0, target: 1, animation: .easeInOut(duration: 1)), .init(time: 0.5, target: 2, animation: .none)])
+      changes: [
+        .init(time: 0, target: 1, animation: .easeInOut(duration: 1)), .init(time: 0.5, target: 2, animation: .none),
+      ])
     #expect(track.value(at: 0.5) == 2)
     #expect(track.value(at: 0.49) < 1)
   }

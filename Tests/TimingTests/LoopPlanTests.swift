@@ -36,7 +36,11 @@ let blob: [Motion] = [
 @Suite struct LoopPlannerTests {
   @Test(arguments: [12.0, 24, 30, 60])
   func everyMotionCompletesWholeCycles(length: Double) throws {
-    let plan = try LoopPlanner.plan(motions: rain + blob.map { var m = $0; m.soft = true; return m }, length: length)
+    let plan = try LoopPlanner.plan(
+      motions: rain
+        + blob.map {
+          var m = $0; m.soft = true; return m
+        }, length: length)
     let recorder = MotionRecorder()
     let start = Clock(time: 0, plan: plan, recorder: recorder)
     let end = start.at(length)
@@ -44,7 +48,8 @@ let blob: [Motion] = [
       _ = start.phase(m.rate, period: m.period, layer: m.layer, name: m.name, soft: m.soft, kind: m.kind)
     }
     for m in recorder.motions where plan.crossfadeWindow(for: m.layer) == nil {
-      let turned = end.phase(m.rate, period: m.period, layer: m.layer, name: m.name, kind: m.kind)
+      let turned =
+        end.phase(m.rate, period: m.period, layer: m.layer, name: m.name, kind: m.kind)
         - start.phase(m.rate, period: m.period, layer: m.layer, name: m.name, kind: m.kind)
       let cycles = turned / m.period
       #expect(abs(cycles - cycles.rounded()) < 1e-9, "\(m.layer) \(m.name): \(cycles) cycles")
@@ -83,7 +88,8 @@ let blob: [Motion] = [
   }
 
   @Test func stillMotionsAreLeftAlone() throws {
-    let plan = try LoopPlanner.plan(motions: [Motion(layer: "stars", name: "twinkle", rate: 0, period: 2 * .pi)], length: 7)
+    let plan = try LoopPlanner.plan(
+      motions: [Motion(layer: "stars", name: "twinkle", rate: 0, period: 2 * .pi)], length: 7)
     #expect(plan.rows[0].strategy == .still)
     #expect(plan.rows[0].plannedRate == 0)
     #expect(plan.layers[0].strategy == .still)
@@ -96,7 +102,8 @@ let blob: [Motion] = [
       guard case .speedChange(let layer, let motion, _, let needed, _, _, let nearest) = error as? LoopPlanError else {
         return false
       }
-      return layer == "blob" && motion == "swell3" && abs(needed - (2 - 1.1 * 10 / (2 * .pi)) / (1.1 * 10 / (2 * .pi))) < 1e-12
+      return layer == "blob" && motion == "swell3"
+        && abs(needed - (2 - 1.1 * 10 / (2 * .pi)) / (1.1 * 10 / (2 * .pi))) < 1e-12
         && nearest == [29]
     }
     let error = LoopPlanError.speedChange(
@@ -125,7 +132,9 @@ let blob: [Motion] = [
   }
 
   @Test func aScheduleWithoutAQuantumStillNeedsWholeCycles() {
-    #expect(throws: LoopPlanError.schedule(layer: "storm.lightning", motion: "flash", cycle: 6, length: 8, nearest: [6, 12])) {
+    #expect(
+      throws: LoopPlanError.schedule(layer: "storm.lightning", motion: "flash", cycle: 6, length: 8, nearest: [6, 12])
+    ) {
       try LoopPlanner.plan(motions: [rain[3]], length: 8)
     }
   }
@@ -136,7 +145,8 @@ let blob: [Motion] = [
     }
     #expect(
       LoopPlanError.notWholeFrames(length: 7.51, fps: 30, nearest: [7, 8]).description
-        == "A 7.51 s loop at 30 fps is 225.3 frames, not a whole number. The nearest lengths that work are 7 s and 8 s.")
+        == "A 7.51 s loop at 30 fps is 225.3 frames, not a whole number. The nearest lengths that work are 7 s and 8 s."
+    )
     #expect((try? LoopPlanner.plan(motions: [], length: 7.5, fps: 30))?.frameCount == 225)
   }
 
@@ -146,7 +156,9 @@ let blob: [Motion] = [
   }
 
   @Test func badLimitsAreRejected() {
-    #expect(throws: LoopPlanError.invalidLimit(-0.1)) { try LoopPlanner.plan(motions: rain, length: 12, maxSpeedChange: -0.1) }
+    #expect(throws: LoopPlanError.invalidLimit(-0.1)) {
+      try LoopPlanner.plan(motions: rain, length: 12, maxSpeedChange: -0.1)
+    }
   }
 
   @Test func softLayersTooSlowToQuantizeCrossfade() throws {

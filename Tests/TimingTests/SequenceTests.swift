@@ -37,7 +37,9 @@ import Testing
   }
 
   @Test func repeatedValuesDoNotFade() {
-    let same = StepTimeline(steps: [.init(Weather.rain, duration: 2), .init(.rain, duration: 2), .init(.snow, duration: 2)])
+    let same = StepTimeline(steps: [
+      .init(Weather.rain, duration: 2), .init(.rain, duration: 2), .init(.snow, duration: 2),
+    ])
     #expect(same.moment(at: 2.5).leaving == nil)
     #expect(same.moment(at: 4.5).leaving == .rain)
     #expect(same.moment(at: 4.5).leavingStep == 0)

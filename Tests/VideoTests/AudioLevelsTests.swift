@@ -38,7 +38,8 @@ func writeWAV(_ path: String, samples: [Double], rate: Int = 48000, channels: In
   @Test func missingCorruptAndSilentAudioAreNamed() throws {
     let folder = TemporaryDirectory()
     #expect(throws: VideoError.self) { try AudioLevels.envelope(path: folder.path("none.wav"), fps: 30, frameCount: 3) }
-    try Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: folder.path("bad.wav")))
+    try Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(
+      to: URL(fileURLWithPath: folder.path("bad.wav")))
     #expect(throws: VideoError.self) { try AudioLevels.envelope(path: folder.path("bad.wav"), fps: 30, frameCount: 3) }
     try writeWAV(folder.path("quiet.wav"), samples: [Double](repeating: 0, count: 4800))
     #expect {

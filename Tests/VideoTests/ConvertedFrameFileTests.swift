@@ -30,7 +30,9 @@ import Testing
     defer { close(input) }
     for _ in 0..<2 {
       #expect(copy.read(from: input))
-      for plane in 0..<frame.planeCount { #expect(samples(copy, plane: plane) == samples(frame, plane: plane), "plane \(plane)") }
+      for plane in 0..<frame.planeCount {
+        #expect(samples(copy, plane: plane) == samples(frame, plane: plane), "plane \(plane)")
+      }
     }
     #expect(!copy.read(from: input), "a third frame where the file has two")
 

@@ -10,10 +10,13 @@ func flatImage(_ pixel: Pixel, width: Int = 64, height: Int = 64) -> Image {
   return image
 }
 
-func settings(_ path: String, width: Int = 64, height: Int = 64, fps: Int = 25, frames: Int = 8,
-              codec: VideoCodec? = nil, bitDepth: Int = 8, keepAlpha: Bool = false) throws -> OutputSettings {
-  try OutputSettings(path: path, codec: codec, width: width, height: height, fps: fps, frameCount: frames,
-                     bitDepth: bitDepth, keepAlpha: keepAlpha)
+func settings(
+  _ path: String, width: Int = 64, height: Int = 64, fps: Int = 25, frames: Int = 8,
+  codec: VideoCodec? = nil, bitDepth: Int = 8, keepAlpha: Bool = false
+) throws -> OutputSettings {
+  try OutputSettings(
+    path: path, codec: codec, width: width, height: height, fps: fps, frameCount: frames,
+    bitDepth: bitDepth, keepAlpha: keepAlpha)
 }
 
 /// Every sample of plane `plane`.
@@ -77,7 +80,8 @@ func samples(_ frame: ConvertedFrame, plane: Int) -> [Int] {
   /// A dark ramp over 24 codes keeps its slope in the column means (docs/ENCODING.md, Banding).
   @Test(arguments: [8, 10]) func aDarkRampDoesNotBand(bits: Int) throws {
     let (width, height) = (256, 64)
-    let converter = FrameConverter(try settings("a.mp4", width: width, height: height, codec: bits == 10 ? .hevc : .h264, bitDepth: bits))
+    let converter = FrameConverter(
+      try settings("a.mp4", width: width, height: height, codec: bits == 10 ? .hevc : .h264, bitDepth: bits))
     let image = Image(width: width, height: height)
     let scale = Double(1 << (bits - 8))
     // Y from 20 to 44 (8-bit codes): grey levels v with 16 + 219 v = code.
@@ -133,11 +137,15 @@ func samples(_ frame: ConvertedFrame, plane: Int) -> [Int] {
     let whole = converter.makeFrame(), copied = converter.makeFrame()
     converter.convert(image, into: whole)
     converter.convert(image, into: copied, drawn: drawn)
-    for plane in 0..<whole.planeCount { #expect(samples(whole, plane: plane) == samples(copied, plane: plane), "plane \(plane)") }
+    for plane in 0..<whole.planeCount {
+      #expect(samples(whole, plane: plane) == samples(copied, plane: plane), "plane \(plane)")
+    }
     // Nothing drawn at all: every row copied.
     let blank = Image(width: w, height: h)
     converter.convert(blank, into: whole)
     converter.convert(blank, into: copied, drawn: .empty)
-    for plane in 0..<whole.planeCount { #expect(samples(whole, plane: plane) == samples(copied, plane: plane), "plane \(plane)") }
+    for plane in 0..<whole.planeCount {
+      #expect(samples(whole, plane: plane) == samples(copied, plane: plane), "plane \(plane)")
+    }
   }
 }

@@ -22,7 +22,9 @@ import _TestSupport
     }
     if spec.page == .video {
       #expect(spec.mimeType.hasPrefix("video/"))
-      for codec in spec.codecs { #expect(codec.spec.codecsParameter != nil, "\(codec) plays in a <video> but has no codecs parameter") }
+      for codec in spec.codecs {
+        #expect(codec.spec.codecsParameter != nil, "\(codec) plays in a <video> but has no codecs parameter")
+      }
     }
     if spec.page == .image { #expect(spec.mimeType.hasPrefix("image/")) }
     // Every muxer option must be one the muxer knows: libav fails the header otherwise, and the
@@ -38,7 +40,9 @@ import _TestSupport
     #expect(spec.minimumSide >= 1 && spec.minimumSide <= spec.maximumSide)
     #expect(spec.minimumSide % spec.alignment == 0)
     let layouts = spec.layouts
-    #expect(!layouts.eight.hasAlpha || layouts.alphaEight == layouts.eight, "an opaque layout with alpha must be the alpha one")
+    #expect(
+      !layouts.eight.hasAlpha || layouts.alphaEight == layouts.eight,
+      "an opaque layout with alpha must be the alpha one")
     for layout in [layouts.alphaEight, layouts.alphaTen].compactMap({ $0 }) { #expect(layout.hasAlpha) }
     // 4:2:0 layouts need an even size; the alignment says so.
     let subsampled: [PixelLayout] = [.yuv420p, .yuv420p10, .yuva420p]
@@ -81,7 +85,8 @@ import _TestSupport
   func theMinimumSideIsTheEncodersOwn(codec: VideoCodec) {
     let spec = codec.spec
     func opens(_ side: Int) -> Bool {
-      guard let encoder = avcodec_find_encoder_by_name(spec.encoder), let context = try? CodecContext(codec: encoder, path: "")
+      guard let encoder = avcodec_find_encoder_by_name(spec.encoder),
+        let context = try? CodecContext(codec: encoder, path: "")
       else { return false }
       let c = context.pointer
       c.pointee.width = Int32(side)
@@ -102,7 +107,9 @@ import _TestSupport
 
   /// SVT-AV1 1.4 hangs in its deinit when opened and given no frame; a writer cancelled before
   /// its first frame (an interrupt, or a later output failing to open) must still let go.
-  @Test(arguments: [OutputFormat.mp4, .webm]) func anAV1WriterCancelledBeforeItsFirstFrameLetsGo(format: OutputFormat) throws {
+  @Test(arguments: [OutputFormat.mp4, .webm]) func anAV1WriterCancelledBeforeItsFirstFrameLetsGo(
+    format: OutputFormat
+  ) throws {
     let folder = TemporaryDirectory()
     let writer = try VideoWriter(try settings(folder.path("a." + format.rawValue), frames: 4, codec: .av1))
     writer.cancel()

@@ -93,18 +93,43 @@ import _TestSupport
   static let bad: [(String, (inout OutputSettings) -> Void, String)] = [
     ("odd size", { $0.width = 63 }, "even width and height"),
     ("10-bit h264", { $0.bitDepth = 10 }, "bit depth 10"),
-    ("bit depth 12", { $0.codec = .hevc; $0.bitDepth = 12 }, "expected 8 or 10"),
+    (
+      "bit depth 12",
+      {
+        $0.codec = .hevc; $0.bitDepth = 12
+      }, "expected 8 or 10"
+    ),
     ("alpha in mp4", { $0.keepAlpha = true }, "transparency"),
     ("vp9 in mp4", { $0.codec = .vp9 }, "cannot go into a .mp4"),
-    ("huge h264", { $0.width = 8192; $0.height = 8192 }, "too large"),
+    (
+      "huge h264",
+      {
+        $0.width = 8192; $0.height = 8192
+      }, "too large"
+    ),
     ("crf", { $0.crf = 70 }, "crf 70"),
     ("fps", { $0.fps = 0 }, "fps 0"),
     ("frames", { $0.frameCount = 0 }, "frame count 0"),
     ("threads", { $0.threads = 0 }, "threads 0"),
     ("preset", { $0.x264Preset = "quick" }, "x264 preset 'quick'"),
-    ("gif fps", { $0.format = .gif; $0.codec = .gif; $0.fps = 30 }, "50, 25, 20 or 10"),
-    ("png frames", { $0.format = .png; $0.codec = .png; $0.frameCount = 3 }, "one still"),
-    ("vp9 alpha 10-bit", { $0.format = .webm; $0.codec = .vp9; $0.bitDepth = 10; $0.keepAlpha = true }, "bit depth 8"),
+    (
+      "gif fps",
+      {
+        $0.format = .gif; $0.codec = .gif; $0.fps = 30
+      }, "50, 25, 20 or 10"
+    ),
+    (
+      "png frames",
+      {
+        $0.format = .png; $0.codec = .png; $0.frameCount = 3
+      }, "one still"
+    ),
+    (
+      "vp9 alpha 10-bit",
+      {
+        $0.format = .webm; $0.codec = .vp9; $0.bitDepth = 10; $0.keepAlpha = true
+      }, "bit depth 8"
+    ),
   ]
 
   @Test(arguments: 0..<bad.count) func badSettingsAreRejectedByName(_ index: Int) throws {

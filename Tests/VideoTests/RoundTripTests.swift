@@ -41,13 +41,18 @@ struct RoundTripCase: CustomStringConvertible, Sendable {
     #expect((info.formatStartTime ?? 0) == 0)
     #expect((info.streamStartTime ?? 0) == 0)
     if c.file != "a.y4m" {
-      #expect([info.colorPrimaries, info.colorTransfer, info.colorMatrix, info.colorRange] == ["bt709", "bt709", "bt709", "tv"])
+      #expect(
+        [info.colorPrimaries, info.colorTransfer, info.colorMatrix, info.colorRange] == [
+          "bt709", "bt709", "bt709", "tv",
+        ])
     }
     if c.bitDepth == 10 { #expect(info.pixelFormatName == (c.codec == .prores ? "yuv444p12le" : "yuv420p10le")) }
     for frame in [frames.first, frames.last].compactMap({ $0 }) {
       let m = mean(frame)
       for channel in 0..<3 {
-        #expect(abs(m[channel] - colour[channel]) * 255 <= 2, "channel \(channel): \(m[channel] * 255) vs \(colour[channel] * 255)")
+        #expect(
+          abs(m[channel] - colour[channel]) * 255 <= 2,
+          "channel \(channel): \(m[channel] * 255) vs \(colour[channel] * 255)")
       }
     }
   }

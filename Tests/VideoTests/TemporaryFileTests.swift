@@ -20,7 +20,9 @@ import _TestSupport
       symlink(victim, folder.path(".\(name).\(getpid())-\(n).loopsmith-tmp"))
     }
     let planted = files(in: folder.url.path).count
-    let written = try write(try settings(folder.path(name), fps: 25, frames: name.hasSuffix(".png") ? 1 : 4)) { testImage(frame: $0) }
+    let written = try write(try settings(folder.path(name), fps: 25, frames: name.hasSuffix(".png") ? 1 : 4)) {
+      testImage(frame: $0)
+    }
     #expect(fileBytes(victim) == Data("precious".utf8))
     #expect(files(in: folder.url.path).count == planted + 1)  // the output, and the links as they were
     var info = stat()
@@ -84,7 +86,8 @@ import _TestSupport
     let folder = TemporaryDirectory()
     try Data(repeating: 65, count: 101).write(to: URL(fileURLWithPath: folder.path("a.csv")))
     #expect { try InputFile(path: folder.path("a.csv"), limit: 100, what: "levels file") } throws: { error in
-      (error as? VideoError)?.description == "\(folder.path("a.csv")): 101 bytes; expected a levels file of at most 100 bytes"
+      (error as? VideoError)?.description
+        == "\(folder.path("a.csv")): 101 bytes; expected a levels file of at most 100 bytes"
     }
   }
 
@@ -108,7 +111,9 @@ import _TestSupport
     func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
     func le16(_ v: Int) -> [UInt8] { (0..<2).map { UInt8((v >> (8 * $0)) & 0xFF) } }
     let samples = (0..<8000).flatMap { le16(Int(sin(Double($0) * 0.3) * 8000) & 0xFFFF) }
-    bytes += le32(16) + le16(1) + le16(1) + le32(8000) + le32(16000) + le16(2) + le16(16) + Array("data".utf8) + le32(samples.count) + samples
+    bytes +=
+      le32(16) + le16(1) + le16(1) + le32(8000) + le32(16000) + le16(2) + le16(16) + Array("data".utf8)
+      + le32(samples.count) + samples
     bytes.replaceSubrange(4..<8, with: le32(bytes.count - 8))
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     let file = try InputFile(path: path, limit: InputFile.Limit.audio, what: "audio file")

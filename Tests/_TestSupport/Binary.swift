@@ -9,14 +9,17 @@ public struct RunResult {
 
 /// The `loopsmith` binary `swift build` made beside the test bundle.
 public func loopsmithBinary() -> URL {
-  let bundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL
+  let bundle =
+    Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL
     ?? URL(fileURLWithPath: CommandLine.arguments[0])
   return bundle.deletingLastPathComponent().appendingPathComponent("loopsmith")
 }
 
 /// Runs the real binary with `arguments`, waiting for it, and returns its status and output.
 /// `environment` adds to (or, with a value of "", removes from) this process's environment.
-public func runLoopsmith(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> RunResult {
+public func runLoopsmith(
+  _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+) throws -> RunResult {
   let process = Process()
   process.executableURL = loopsmithBinary()
   process.arguments = arguments
@@ -34,6 +37,7 @@ public func runLoopsmith(_ arguments: [String], in directory: URL? = nil, enviro
   let outData = out.fileHandleForReading.readDataToEndOfFile()
   let errData = err.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
-  return RunResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
+  return RunResult(
+    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+    stderr: String(decoding: errData, as: UTF8.self))
 }

@@ -10,8 +10,9 @@ public struct AuroraMesh: Effect {
     name: "aurora-mesh",
     summary: "A slowly moving aurora built with a mesh gradient.",
     parameters: [
-      ParameterSpec("first", .color, default: .color(.system(.indigo)),
-                    help: "The color of the corners and most of the edges."),
+      ParameterSpec(
+        "first", .color, default: .color(.system(.indigo)),
+        help: "The color of the corners and most of the edges."),
       ParameterSpec("second", .color, default: .color(.system(.purple)), help: "The color at the center and between."),
       ParameterSpec("third", .color, default: .color(.system(.teal)), help: "The color of two far corners."),
       ParameterSpec("speed", .number(0...10), default: .number(0.6), help: "How fast the aurora moves."),

@@ -10,11 +10,13 @@ public struct BlobMorphLoader: Effect {
     name: "blob-morph-loader",
     summary: "A soft gradient blob that keeps changing shape while content loads.",
     parameters: [
-      ParameterSpec("colors", .colors(min: 1, max: 16),
-                    default: .colors([.system(.pink), .system(.purple), .system(.indigo)]),
-                    help: "The colors of the gradient across the blob."),
-      ParameterSpec("size", .number(8...4000), default: .number(96),
-                    help: "The side of the loader's square canvas in points, centered in the video."),
+      ParameterSpec(
+        "colors", .colors(min: 1, max: 16),
+        default: .colors([.system(.pink), .system(.purple), .system(.indigo)]),
+        help: "The colors of the gradient across the blob."),
+      ParameterSpec(
+        "size", .number(8...4000), default: .number(96),
+        help: "The side of the loader's square canvas in points, centered in the video."),
       ParameterSpec("speed", .number(0...10), default: .number(1), help: "How fast the blob changes shape."),
     ],
     isTransparent: true,

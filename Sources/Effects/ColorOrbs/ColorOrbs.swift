@@ -10,11 +10,13 @@ public struct ColorOrbs: Effect {
     name: "color-orbs",
     summary: "Large, soft colored orbs drifting slowly over a dark base.",
     parameters: [
-      ParameterSpec("colors", .colors(min: 1, max: 16),
-                    default: .colors([.system(.pink), .system(.purple), .system(.blue), .system(.teal), .system(.orange)]),
-                    help: "One orb per color."),
-      ParameterSpec("base", .color, default: .color(.rgb(Color(red: 0.05, green: 0.04, blue: 0.13))),
-                    help: "The dark color under the orbs."),
+      ParameterSpec(
+        "colors", .colors(min: 1, max: 16),
+        default: .colors([.system(.pink), .system(.purple), .system(.blue), .system(.teal), .system(.orange)]),
+        help: "One orb per color."),
+      ParameterSpec(
+        "base", .color, default: .color(.rgb(Color(red: 0.05, green: 0.04, blue: 0.13))),
+        help: "The dark color under the orbs."),
       ParameterSpec("speed", .number(0...10), default: .number(0.4), help: "How fast the orbs drift."),
     ],
     isTransparent: false)
@@ -68,7 +70,9 @@ public enum ColorOrbsMath {
 
   /// The center and radius of orb `index`, in points, for a screen of `width x height` points.
   /// The seed multiplies time by `speed` before each orb's own rate; the clock sees the product.
-  public static func orb(index: Int, clock: Clock, speed: Double, width: Double, height: Double)
+  public static func orb(
+    index: Int, clock: Clock, speed: Double, width: Double, height: Double
+  )
     -> (x: Double, y: Double, radius: Double)
   {
     let rateX = speed * (0.5 + seedNoise(index, Salt.speedX.rawValue) * 0.5)

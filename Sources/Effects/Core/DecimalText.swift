@@ -36,7 +36,9 @@ public enum DecimalText {
     guard mantissa > 0 else { return false }
     if fraction, i != bytes.endIndex, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
       i = bytes.index(after: i)
-      if i != bytes.endIndex, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i = bytes.index(after: i) }
+      if i != bytes.endIndex, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
+        i = bytes.index(after: i)
+      }
       guard digits() > 0 else { return false }
     }
     return i == bytes.endIndex

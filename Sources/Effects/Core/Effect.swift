@@ -19,9 +19,11 @@ public struct EffectInfo: Sendable {
   /// How a transition clip moves the effect from one value to another, or nil when it has none.
   public var transition: TransitionSpec?
 
-  public init(name: String, summary: String, parameters: [ParameterSpec], isTransparent: Bool,
-              defaultSize: (width: Double, height: Double) = (360, 640), defaultFPS: Int = 30,
-              loopQuantum: Double? = nil, transition: TransitionSpec? = nil) {
+  public init(
+    name: String, summary: String, parameters: [ParameterSpec], isTransparent: Bool,
+    defaultSize: (width: Double, height: Double) = (360, 640), defaultFPS: Int = 30,
+    loopQuantum: Double? = nil, transition: TransitionSpec? = nil
+  ) {
     self.transition = transition
     self.name = name
     self.summary = summary

@@ -83,8 +83,10 @@ public struct RenderEnvironment: Hashable, Sendable {
   /// Reduce Motion: time held at 0, no lightning, the voice orb brightening instead of swelling.
   public var reduceMotion = false
 
-  public init(appearance: Appearance = .dark, palette: PaletteVersion = .ios26,
-              rightToLeft: Bool = false, reduceMotion: Bool = false) {
+  public init(
+    appearance: Appearance = .dark, palette: PaletteVersion = .ios26,
+    rightToLeft: Bool = false, reduceMotion: Bool = false
+  ) {
     self.appearance = appearance
     self.palette = palette
     self.rightToLeft = rightToLeft

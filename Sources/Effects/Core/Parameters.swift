@@ -63,12 +63,14 @@ public struct ParameterSpec: Hashable, Sendable {
   /// What a value must look like, for error messages and help.
   public var expected: String {
     switch kind {
-    case .number(let r): "a number from \(ParameterValue.format(r.lowerBound)) to \(ParameterValue.format(r.upperBound))"
+    case .number(let r):
+      "a number from \(ParameterValue.format(r.lowerBound)) to \(ParameterValue.format(r.upperBound))"
     case .color: "a color: #RRGGBB, #RRGGBBAA or one of \(SystemColor.allCases.map(\.rawValue).joined(separator: ", "))"
     case .colors(let lo, let hi): "\(lo) to \(hi) comma-separated colors (#RRGGBB, #RRGGBBAA or system color names)"
     case .choice(let options): "one of \(options.joined(separator: ", "))"
     case .flag: "true or false"
-    case .steps(let options): "steps like name:seconds,name:seconds with names from \(options.joined(separator: ", ")) and seconds above 0"
+    case .steps(let options):
+      "steps like name:seconds,name:seconds with names from \(options.joined(separator: ", ")) and seconds above 0"
     }
   }
 
@@ -109,8 +111,9 @@ public struct ParameterSpec: Hashable, Sendable {
       var steps: [ParameterValue.Step] = []
       for part in t.split(separator: ",", omittingEmptySubsequences: false) {
         let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
-        guard pieces.count == 2, let name = ParameterSpec.match(String(pieces[0]).trimmingCharacters(in: .whitespaces), options),
-              let seconds = DecimalText.double(pieces[1].trimmingCharacters(in: .whitespaces)), seconds > 0, seconds <= 3600
+        guard pieces.count == 2,
+          let name = ParameterSpec.match(String(pieces[0]).trimmingCharacters(in: .whitespaces), options),
+          let seconds = DecimalText.double(pieces[1].trimmingCharacters(in: .whitespaces)), seconds > 0, seconds <= 3600
         else { throw ParameterError(self, given: text, detail: "'\(part)' is not name:seconds") }
         steps.append(.init(value: name, seconds: seconds))
       }
@@ -131,12 +134,15 @@ public struct ParameterSpec: Hashable, Sendable {
       return .choice(m)
     case (.flag, .flag): return value
     case (.steps(let options), .steps(let steps)) where !steps.isEmpty:
-      return .steps(try steps.map { step in
-        guard let m = ParameterSpec.match(step.value, options), step.seconds.isFinite, step.seconds > 0, step.seconds <= 3600 else {
-          throw ParameterError(self, given: "\(step.value):\(step.seconds)")
-        }
-        return .init(value: m, seconds: step.seconds)
-      })
+      return .steps(
+        try steps.map { step in
+          guard let m = ParameterSpec.match(step.value, options), step.seconds.isFinite, step.seconds > 0,
+            step.seconds <= 3600
+          else {
+            throw ParameterError(self, given: "\(step.value):\(step.seconds)")
+          }
+          return .init(value: m, seconds: step.seconds)
+        })
     default: throw ParameterError(self, given: value.description)
     }
   }

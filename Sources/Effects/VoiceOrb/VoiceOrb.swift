@@ -13,15 +13,19 @@ public struct VoiceOrb: Effect {
     name: "voice-orb",
     summary: "A glowing orb for a voice assistant that swells with the voice while it listens or speaks.",
     parameters: [
-      ParameterSpec("state", .choice(VoiceOrbState.allCases.map(\.rawValue)), default: .choice("idle"),
-                    help: "What the assistant is doing."),
-      ParameterSpec("level", .number(0...1), default: .number(0),
-                    help: "How loud the voice is, from 0 to 1, when no level track is given."),
-      ParameterSpec("colors", .colors(min: 1, max: 16),
-                    default: .colors([.system(.blue), .system(.purple), .system(.pink), .system(.cyan)]),
-                    help: "The orb's base color first, then one swirling blob per color."),
-      ParameterSpec("sequence", .steps(VoiceOrbState.allCases.map(\.rawValue)), default: .steps([]),
-                    help: "States one after another, as state:seconds, for a clip that changes state."),
+      ParameterSpec(
+        "state", .choice(VoiceOrbState.allCases.map(\.rawValue)), default: .choice("idle"),
+        help: "What the assistant is doing."),
+      ParameterSpec(
+        "level", .number(0...1), default: .number(0),
+        help: "How loud the voice is, from 0 to 1, when no level track is given."),
+      ParameterSpec(
+        "colors", .colors(min: 1, max: 16),
+        default: .colors([.system(.blue), .system(.purple), .system(.pink), .system(.cyan)]),
+        help: "The orb's base color first, then one swirling blob per color."),
+      ParameterSpec(
+        "sequence", .steps(VoiceOrbState.allCases.map(\.rawValue)), default: .steps([]),
+        help: "States one after another, as state:seconds, for a clip that changes state."),
     ],
     isTransparent: true,
     // The 220 pt orb with room for its 30 pt shadow to fade out: 3 sigma on each side.
@@ -109,7 +113,8 @@ public struct VoiceOrb: Effect {
 
   /// The inside of the orb on its 2r x 2r canvas: base color, swirling blobs blurred one by one,
   /// a soft light from the top, all clipped to the disk.
-  private func drawSurface(in context: inout GraphicsContext, radius: Double, energy: Double, base: Color, clock: Clock) {
+  private func drawSurface(in context: inout GraphicsContext, radius: Double, energy: Double, base: Color, clock: Clock)
+  {
     let disk = Path(ellipseIn: Rect(x: 0, y: 0, width: 2 * radius, height: 2 * radius))
     context.clip(to: disk)
     context.fill(disk, with: .color(base))
@@ -123,9 +128,11 @@ public struct VoiceOrb: Effect {
 
     // A soft light from the top, so the orb reads as a sphere.
     let light = Gradient(colors: [.white.opacity(0.45), .clear])
-    context.fill(disk, with: .radialGradient(
-      light, center: Point(radius - radius * 0.25, radius - radius * 0.4),
-      startRadius: 0, endRadius: Float(radius * 1.1)))
+    context.fill(
+      disk,
+      with: .radialGradient(
+        light, center: Point(radius - radius * 0.25, radius - radius * 0.4),
+        startRadius: 0, endRadius: Float(radius * 1.1)))
   }
 
   private func drawBlobs(in context: GraphicsContext, radius: Double, energy: Double, clock: Clock) {

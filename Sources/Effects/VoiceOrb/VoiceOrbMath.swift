@@ -72,8 +72,10 @@ public struct VoiceOrbAnimation: Sendable {
   /// How often the app hands the orb a new level, in seconds: once a frame at 30 fps.
   public var levelInterval: Double
 
-  public init(state: VoiceOrbState = .idle, sequence: VoiceOrbSequence? = nil, level: Double = 0,
-              levels: LevelTrack? = nil, levelInterval: Double = 1.0 / 30) {
+  public init(
+    state: VoiceOrbState = .idle, sequence: VoiceOrbSequence? = nil, level: Double = 0,
+    levels: LevelTrack? = nil, levelInterval: Double = 1.0 / 30
+  ) {
     (self.state, self.sequence, self.level, self.levels) = (state, sequence, level, levels)
     self.levelInterval = levelInterval.isFinite && levelInterval > 0 ? levelInterval : 1.0 / 30
   }
@@ -137,7 +139,8 @@ public struct VoiceOrbAnimation: Sendable {
       let before = VoiceOrbMath.energy(state: previous, level: level(at: change.time))
       let after = VoiceOrbMath.energy(state: change.state, level: level(at: change.time))
       let elapsed = time - change.time
-      let progress = before != after
+      let progress =
+        before != after
         ? VoiceOrbCurves.springStep(elapsed) : VoiceOrbCurves.easeInOut(elapsed / 0.5)
       shown += delta * progress
       previous = change.state

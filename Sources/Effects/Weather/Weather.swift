@@ -21,7 +21,9 @@ public struct Weather: Effect {
         help: "Weathers one after another, each for its seconds, fading into the next; empty holds `weather`."),
       ParameterSpec(
         "repeat", .flag, default: .flag(false),
-        help: "Play the sequence over and over, the last weather fading into the first (the seed demo's tour); loops hold whole sequences."),
+        help:
+          "Play the sequence over and over, the last weather fading into the first (the seed demo's tour); loops hold whole sequences."
+      ),
     ],
     isTransparent: false,
     defaultFPS: 30,

@@ -79,7 +79,9 @@ public struct BatchEntry: Sendable, Equatable {
   }
 
   init?(json o: [String: Any]) {
-    guard let preset = o["preset"] as? String, let status = (o["status"] as? String).flatMap(Status.init) else { return nil }
+    guard let preset = o["preset"] as? String, let status = (o["status"] as? String).flatMap(Status.init) else {
+      return nil
+    }
     self.init(preset: preset, presetFile: o["presetFile"] as? String ?? "", status: status)
     path = o["path"] as? String
     format = o["format"] as? String
@@ -111,7 +113,9 @@ public struct BatchManifest: Sendable {
   public var failed: [BatchEntry] { entries.filter { $0.status == .failed } }
 
   public func text() -> String {
-    let value: [String: Any] = ["version": 1, "tool": "loopsmith \(loopsmithVersion)", "outputs": entries.map { $0.json() }]
+    let value: [String: Any] = [
+      "version": 1, "tool": "loopsmith \(loopsmithVersion)", "outputs": entries.map { $0.json() },
+    ]
     let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }
@@ -128,7 +132,9 @@ public struct BatchManifest: Sendable {
     guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 64 << 20 else {
       throw InputError("\(path): not a regular file under 64 MiB; expected a batch manifest")
     }
-    guard let data = FileManager.default.contents(atPath: path) else { throw InputError("\(path): cannot read the file") }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw InputError("\(path): cannot read the file")
+    }
     try StrictJSON.check(data, file: path)
     guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
       let rows = object["outputs"] as? [[String: Any]]
@@ -136,10 +142,13 @@ public struct BatchManifest: Sendable {
     var entries: [BatchEntry] = []
     for (i, row) in rows.enumerated() {
       guard let e = BatchEntry(json: row) else {
-        throw InputError("\(path): 'outputs[\(i)]': expected an object with 'preset' and 'status' (rendered, skipped or failed)")
+        throw InputError(
+          "\(path): 'outputs[\(i)]': expected an object with 'preset' and 'status' (rendered, skipped or failed)")
       }
       guard Batch.isPlainName(e.preset) else {
-        throw InputError("\(path): 'outputs[\(i)].preset': not a plain file name; expected a preset name without '/', '\\' or a leading '.'")
+        throw InputError(
+          "\(path): 'outputs[\(i)].preset': not a plain file name; expected a preset name without '/', '\\' or a leading '.'"
+        )
       }
       if let p = e.path { _ = try Confinement.path(p, in: dir, field: "outputs[\(i)].path", file: path) }
       entries.append(e)
@@ -188,7 +197,8 @@ func writeAtomically(_ text: String, to path: String) throws {
 /// `.NAME.PID-TAG.loopsmith-tmp` beside `path`: hidden, and owned by this process by its name.
 func temporaryPath(for path: String, tag: String) -> String {
   let folder = (path as NSString).deletingLastPathComponent
-  return (folder as NSString).appendingPathComponent(".\((path as NSString).lastPathComponent).\(getpid())-\(tag)\(BatchFolder.temporarySuffix)")
+  return (folder as NSString).appendingPathComponent(
+    ".\((path as NSString).lastPathComponent).\(getpid())-\(tag)\(BatchFolder.temporarySuffix)")
 }
 
 /// What `--dry-run` reports for one preset.
@@ -223,31 +233,45 @@ public enum Batch {
   /// name. Errors (exit 2): a missing input, a folder without presets, the same name twice, a name that
   /// is not a plain file name.
   public static func discover(_ inputs: [String]) throws -> [Source] {
-    guard !inputs.isEmpty else { throw InputError("batch needs preset files or folders; expected loopsmith batch <preset.json | folder>... --out DIR") }
+    guard !inputs.isEmpty else {
+      throw InputError(
+        "batch needs preset files or folders; expected loopsmith batch <preset.json | folder>... --out DIR")
+    }
     var byName: [String: Source] = [:]
     let fm = FileManager.default
     for input in inputs {
       var isDir: ObjCBool = false
-      guard fm.fileExists(atPath: input, isDirectory: &isDir) else { throw InputError("\(input): no such preset file or folder") }
+      guard fm.fileExists(atPath: input, isDirectory: &isDir) else {
+        throw InputError("\(input): no such preset file or folder")
+      }
       var files: [String] = []
       if isDir.boolValue {
         let names = (try? fm.contentsOfDirectory(atPath: input)) ?? []
-        files = names.filter { $0.hasSuffix(".json") && $0 != "schema.json" && $0 != BatchManifest.fileName && !$0.hasPrefix(".") }
-          .sorted().map { (input as NSString).appendingPathComponent($0) }
-        guard !files.isEmpty else { throw InputError("\(input): a folder with no presets; expected *.json preset files in it") }
+        files = names.filter {
+          $0.hasSuffix(".json") && $0 != "schema.json" && $0 != BatchManifest.fileName && !$0.hasPrefix(".")
+        }
+        .sorted().map { (input as NSString).appendingPathComponent($0) }
+        guard !files.isEmpty else {
+          throw InputError("\(input): a folder with no presets; expected *.json preset files in it")
+        }
       } else {
-        guard input.hasSuffix(".json") else { throw InputError("\(input): not a preset; expected a .json file or a folder of them") }
+        guard input.hasSuffix(".json") else {
+          throw InputError("\(input): not a preset; expected a .json file or a folder of them")
+        }
         files = [input]
       }
       for file in files {
         let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         guard isPlainName(name) else {
-          throw InputError("\(file): the preset name '\(name)' would escape the output folder; expected a plain file name")
+          throw InputError(
+            "\(file): the preset name '\(name)' would escape the output folder; expected a plain file name")
         }
         let standard = URL(fileURLWithPath: file).standardizedFileURL.path
         if let other = byName[name] {
           if URL(fileURLWithPath: other.path).standardizedFileURL.path == standard { continue }
-          throw InputError("two presets are named '\(name)': \(other.path) and \(file); expected each name once (it names the outputs)")
+          throw InputError(
+            "two presets are named '\(name)': \(other.path) and \(file); expected each name once (it names the outputs)"
+          )
         }
         byName[name] = Source(name: name, path: file)
       }
@@ -295,15 +319,26 @@ public enum Batch {
   /// SHA-256 of the tool version, the preset file's bytes, and the effective values of everything
   /// that shapes the pixels or the encoding (the job after defaults and overrides).
   static func key(source: Source, request: RenderRequest, job: RenderJob, names: [String]) throws -> String {
-    guard let bytes = FileManager.default.contents(atPath: source.path) else { throw RenderFailure("\(source.path): cannot read the file") }
-    var lines = ["tool loopsmith \(loopsmithVersion)", "preset \(SHA256.hex(bytes))", "effect \(job.effectType.info.name)"]
+    guard let bytes = FileManager.default.contents(atPath: source.path) else {
+      throw RenderFailure("\(source.path): cannot read the file")
+    }
+    var lines = [
+      "tool loopsmith \(loopsmithVersion)", "preset \(SHA256.hex(bytes))", "effect \(job.effectType.info.name)",
+    ]
     for (name, value) in job.values.values.sorted(by: { $0.key < $1.key }) { lines.append("param \(name)=\(value)") }
     let env = job.environment
-    lines.append("size \(job.width)x\(job.height) scale \(job.scale) fps \(job.fps) frames \(job.frameCount) time \(job.fixedTime.map { "\($0)" } ?? "-")")
-    lines.append("env \(env.appearance.rawValue) \(env.palette.rawValue) rtl \(env.rightToLeft) still \(env.reduceMotion)")
-    if let plan = job.plan { lines.append("plan \(plan.length) \(plan.rows.map { "\($0.layer):\($0.plannedRate)" }.joined(separator: ","))") }
+    lines.append(
+      "size \(job.width)x\(job.height) scale \(job.scale) fps \(job.fps) frames \(job.frameCount) time \(job.fixedTime.map { "\($0)" } ?? "-")"
+    )
+    lines.append(
+      "env \(env.appearance.rawValue) \(env.palette.rawValue) rtl \(env.rightToLeft) still \(env.reduceMotion)")
+    if let plan = job.plan {
+      lines.append("plan \(plan.length) \(plan.rows.map { "\($0.layer):\($0.plannedRate)" }.joined(separator: ","))")
+    }
     for (name, s) in zip(names, job.outputs) {
-      lines.append("output \(name) \(s.format.rawValue) \(s.codec.rawValue) crf \(s.crf.map(String.init) ?? "-") depth \(s.bitDepth) alpha \(s.keepAlpha) bg \(s.background) x264 \(s.x264Preset)")
+      lines.append(
+        "output \(name) \(s.format.rawValue) \(s.codec.rawValue) crf \(s.crf.map(String.init) ?? "-") depth \(s.bitDepth) alpha \(s.keepAlpha) bg \(s.background) x264 \(s.x264Preset)"
+      )
     }
     for file in [request.audio, request.levels].compactMap({ $0 }) {
       lines.append("input \(file) \(SHA256.hex(ofFile: file) ?? "unreadable")")
@@ -345,7 +380,9 @@ public enum Batch {
     for p in prepared {
       for name in p.outputs {
         if let other = owner[name], other != p.source.name {
-          throw InputError("presets '\(other)' and '\(p.source.name)' both write '\(name)'; expected each output name once in the folder")
+          throw InputError(
+            "presets '\(other)' and '\(p.source.name)' both write '\(name)'; expected each output name once in the folder"
+          )
         }
         owner[name] = p.source.name
       }
@@ -360,7 +397,9 @@ public enum Batch {
     try checkOutputCollisions(prepared)
     return prepared.map { p in
       let status: BatchPlanLine.Status =
-        p.error != nil ? .invalid : (!options.force && isUpToDate(p, previous: previous, dir: options.outDir) != nil ? .upToDate : .render)
+        p.error != nil
+        ? .invalid
+        : (!options.force && isUpToDate(p, previous: previous, dir: options.outDir) != nil ? .upToDate : .render)
       return BatchPlanLine(name: p.source.name, status: status, outputs: p.outputs, error: p.error)
     }
   }
@@ -375,9 +414,13 @@ public enum Batch {
   public static func run(_ options: BatchOptions, log: (@Sendable (String) -> Void)? = nil) throws -> BatchReport {
     let start = Date()
     let jobs = options.jobs
-    guard jobs >= 1, jobs <= 64 else { throw InputError("--jobs: '\(jobs)' is not valid; expected a whole number from 1 to 64") }
+    guard jobs >= 1, jobs <= 64 else {
+      throw InputError("--jobs: '\(jobs)' is not valid; expected a whole number from 1 to 64")
+    }
     let cores = options.threads ?? ProcessInfo.processInfo.activeProcessorCount
-    guard cores >= 1, cores <= 256 else { throw InputError("--threads: '\(cores)' is not valid; expected a whole number from 1 to 256") }
+    guard cores >= 1, cores <= 256 else {
+      throw InputError("--threads: '\(cores)' is not valid; expected a whole number from 1 to 256")
+    }
     let sources = try selected(options)
     let dir = options.outDir
     do {
@@ -407,7 +450,9 @@ public enum Batch {
           let entries = renderOne(prepared[i], options: options, previous: previous)
           results.set(i, entries)
           for e in entries where e.path != nil || e.status == .failed {
-            log?("\(e.preset)\(e.path.map { " -> \($0)" } ?? ""): \(e.status.rawValue)\(e.error.map { ": \($0)" } ?? "")\(e.status == .rendered ? String(format: " in %.2f s", e.seconds) : "")")
+            log?(
+              "\(e.preset)\(e.path.map { " -> \($0)" } ?? ""): \(e.status.rawValue)\(e.error.map { ": \($0)" } ?? "")\(e.status == .rendered ? String(format: " in %.2f s", e.seconds) : "")"
+            )
           }
         }
       }
@@ -426,7 +471,8 @@ public enum Batch {
     // Merged, never replaced: presets of other batches (run at once into this folder, or a subset
     // run before) keep their entries.
     let entries = results.all.flatMap { $0 }
-    try BatchFolder.mergeManifest(dir, presets: Set(prepared.map(\.source.name)), entries: entries, gallery: options.gallery)
+    try BatchFolder.mergeManifest(
+      dir, presets: Set(prepared.map(\.source.name)), entries: entries, gallery: options.gallery)
     return BatchReport(manifest: BatchManifest(entries: entries), seconds: Date().timeIntervalSince(start))
   }
 
@@ -452,14 +498,20 @@ public enum Batch {
         kept[i].presetFile = p.source.path
         kept[i].seconds = Date().timeIntervalSince(start)
         kept[i].error = nil
-        if options.gallery && kept[i].codecs == nil { kept[i].codecs = Gallery.codecs(path: (dir as NSString).appendingPathComponent(kept[i].path ?? "")) }
+        if options.gallery && kept[i].codecs == nil {
+          kept[i].codecs = Gallery.codecs(path: (dir as NSString).appendingPathComponent(kept[i].path ?? ""))
+        }
       }
-      if options.gallery, !FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(Gallery.posterName(p.source.name))) {
+      if options.gallery,
+        !FileManager.default.fileExists(
+          atPath: (dir as NSString).appendingPathComponent(Gallery.posterName(p.source.name)))
+      {
         Gallery.tryPoster(p, dir: dir)
       }
       return kept
     }
-    if options.noOverwrite, let existing = job.outputs.first(where: { FileManager.default.fileExists(atPath: $0.path) }) {
+    if options.noOverwrite, let existing = job.outputs.first(where: { FileManager.default.fileExists(atPath: $0.path) })
+    {
       return failed(RenderRequest.existsMessage(existing.path))
     }
     do {
@@ -497,7 +549,9 @@ public enum Batch {
   /// copies succeeded. A preset or path in two shards is an error (exit 2).
   public static func merge(_ dirs: [String], into out: String, gallery: Bool) throws -> BatchReport {
     let start = Date()
-    guard !dirs.isEmpty else { throw InputError("--merge needs the shards' output folders; expected loopsmith batch --merge DIR... --out DIR") }
+    guard !dirs.isEmpty else {
+      throw InputError("--merge needs the shards' output folders; expected loopsmith batch --merge DIR... --out DIR")
+    }
     let fm = FileManager.default
     do {
       try fm.createDirectory(atPath: out, withIntermediateDirectories: true)
@@ -515,12 +569,16 @@ public enum Batch {
         throw InputError("\(dir): no \(BatchManifest.fileName); expected the output folder of a batch shard")
       }
       for preset in Set(manifest.entries.map(\.preset)).sorted() {
-        if let other = from[preset] { throw InputError("preset '\(preset)' is in both \(other) and \(dir); expected disjoint shards") }
+        if let other = from[preset] {
+          throw InputError("preset '\(preset)' is in both \(other) and \(dir); expected disjoint shards")
+        }
         from[preset] = dir
       }
       for e in manifest.entries {
         guard let path = e.path else { continue }
-        if let other = pathFrom[path] { throw InputError("'\(path)' is written by both \(other) and \(dir); expected disjoint shards") }
+        if let other = pathFrom[path] {
+          throw InputError("'\(path)' is written by both \(other) and \(dir); expected disjoint shards")
+        }
         pathFrom[path] = dir
       }
       let same = URL(fileURLWithPath: dir).standardizedFileURL.resolvingSymlinksInPath().path == outPath
@@ -531,7 +589,8 @@ public enum Batch {
         if let path = e.path, e.status != .failed {
           let src = try Confinement.path(path, in: dir, field: "outputs[\(i)].path", file: manifestFile)
           guard isRegularFile(src) else {
-            throw InputError("\(src): listed in \(manifestFile) but not a regular file there; expected the shard's output")
+            throw InputError(
+              "\(src): listed in \(manifestFile) but not a regular file there; expected the shard's output")
           }
           copies.append((src, try Confinement.path(path, in: out, field: "outputs[\(i)].path", file: manifestFile)))
         }
@@ -543,7 +602,8 @@ public enum Batch {
       }
     }
     if copies.contains(where: { $0.dst.hasPrefix((out as NSString).appendingPathComponent("posters/")) }) {
-      try? fm.createDirectory(atPath: (out as NSString).appendingPathComponent("posters"), withIntermediateDirectories: true)
+      try? fm.createDirectory(
+        atPath: (out as NSString).appendingPathComponent("posters"), withIntermediateDirectories: true)
       guard Confinement.isInside((out as NSString).appendingPathComponent("posters"), folder: out) else {
         throw InputError("\(out)/posters: leaves the output folder through a symbolic link; expected a folder")
       }
@@ -583,10 +643,14 @@ public enum Batch {
     guard input >= 0 else { throw RenderFailure("\(src): cannot open the file: \(String(cString: strerror(errno)))") }
     defer { close(input) }
     var info = stat()
-    guard fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw InputError("\(src): not a regular file; expected a shard's output") }
+    guard fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+      throw InputError("\(src): not a regular file; expected a shard's output")
+    }
     unlink(dst)  // ours (this pid's name), from an earlier failed attempt
     let output = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard output >= 0 else { throw RenderFailure("\(dst): cannot create the file: \(String(cString: strerror(errno)))") }
+    guard output >= 0 else {
+      throw RenderFailure("\(dst): cannot create the file: \(String(cString: strerror(errno)))")
+    }
     var buffer = [UInt8](repeating: 0, count: 1 << 20)
     func fail(_ what: String) -> RenderFailure {
       let e = RenderFailure("\(dst): \(what): \(String(cString: strerror(errno)))")

@@ -12,10 +12,14 @@ package enum BatchFolder {
   static func withLock<T>(_ dir: String, _ body: () throws -> T) throws -> T {
     let path = (dir as NSString).appendingPathComponent(lockName)
     let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw RenderFailure("\(path): cannot open the lock file: \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else {
+      throw RenderFailure("\(path): cannot open the lock file: \(String(cString: strerror(errno)))")
+    }
     defer { close(fd) }
     while flock(fd, LOCK_EX) != 0 {
-      guard errno == EINTR else { throw RenderFailure("\(path): cannot lock the output folder: \(String(cString: strerror(errno)))") }
+      guard errno == EINTR else {
+        throw RenderFailure("\(path): cannot lock the output folder: \(String(cString: strerror(errno)))")
+      }
     }
     defer { flock(fd, LOCK_UN) }
     return try body()
@@ -28,7 +32,9 @@ package enum BatchFolder {
     let stem = name.dropLast(temporarySuffix.count)
     guard let dot = stem.lastIndex(of: ".") else { return nil }
     let tail = stem[stem.index(after: dot)...]
-    guard let dash = tail.firstIndex(of: "-"), let pid = DecimalTextPID.parse(tail[..<dash]), pid > 0 else { return nil }
+    guard let dash = tail.firstIndex(of: "-"), let pid = DecimalTextPID.parse(tail[..<dash]), pid > 0 else {
+      return nil
+    }
     return pid
   }
 
@@ -45,7 +51,9 @@ package enum BatchFolder {
         let path = (folder as NSString).appendingPathComponent(name)
         var info = stat()
         // Only files and links (unlink removes a link, not what it points at); never a folder.
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFLNK else { continue }
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFLNK else {
+          continue
+        }
         if unlink(path) == 0 { removed.append(name) }
       }
     }
@@ -60,7 +68,9 @@ package enum BatchFolder {
   /// `text` from a manifest (a shard's, perhaps hostile) as one line for a terminal: control
   /// characters, escape sequences' ESC among them, become U+FFFD.
   package static func printable(_ text: String) -> String {
-    String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "\u{FFFD}" : $0 }))
+    String(
+      String.UnicodeScalarView(
+        text.unicodeScalars.map { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "\u{FFFD}" : $0 }))
   }
 
   /// Writes the manifest of `dir` as what is there merged with `entries`, under the lock: the
@@ -68,7 +78,9 @@ package enum BatchFolder {
   /// batch's, a subset not re-run), except those naming a path an entry of `entries` names now,
   /// or a file that is no longer there. Returns the manifest written.
   @discardableResult
-  static func mergeManifest(_ dir: String, presets: Set<String>, entries: [BatchEntry], gallery: Bool = false) throws -> BatchManifest {
+  static func mergeManifest(
+    _ dir: String, presets: Set<String>, entries: [BatchEntry], gallery: Bool = false
+  ) throws -> BatchManifest {
     try withLock(dir) {
       let existing = try BatchManifest.read(dir: dir)?.entries ?? []
       let claimed = Set(entries.compactMap(\.path))
@@ -76,7 +88,8 @@ package enum BatchFolder {
         guard !presets.contains(e.preset) else { return false }
         guard let path = e.path else { return true }
         if claimed.contains(path) { return false }
-        return e.status == .failed || FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(path))
+        return e.status == .failed
+          || FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(path))
       }
       let manifest = BatchManifest(entries: kept + entries)
       try manifest.write(dir: dir)

@@ -37,7 +37,9 @@ public struct BatchShard: Equatable, Sendable, CustomStringConvertible {
     if let shard {
       let s = try parse(shard)
       if let n = shards, n != s.count {
-        throw InputError("--shard \(s) and --shards \(n) disagree (\(s.count) shards or \(n)); expected the same count in both, or only one of them")
+        throw InputError(
+          "--shard \(s) and --shards \(n) disagree (\(s.count) shards or \(n)); expected the same count in both, or only one of them"
+        )
       }
       return s
     }
@@ -62,9 +64,12 @@ public struct BatchShard: Equatable, Sendable, CustomStringConvertible {
       }
       return n
     }
-    let present = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX"].filter { env[$0].map { !$0.isEmpty } ?? false }
+    let present = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX"].filter {
+      env[$0].map { !$0.isEmpty } ?? false
+    }
     if present.count > 1 {
-      throw InputError("\(present.joined(separator: " and ")) are set together; expected one scheduler's index, or --shard K/N")
+      throw InputError(
+        "\(present.joined(separator: " and ")) are set together; expected one scheduler's index, or --shard K/N")
     }
     /// The count: the scheduler's where it has one (and --shards must agree), else --shards.
     func count(scheduler: Int?, named name: String, index: String) throws -> Int {
@@ -73,45 +78,63 @@ public struct BatchShard: Equatable, Sendable, CustomStringConvertible {
         throw InputError("--shards \(n) disagrees with \(name) \(s); expected the same count (or no --shards)")
       case let (s?, _): return s
       case let (nil, n?): return n
-      case (nil, nil): throw InputError("\(index) is set; expected --shards N, the number of shards (the Job's completions / the array's size)")
+      case (nil, nil):
+        throw InputError(
+          "\(index) is set; expected --shards N, the number of shards (the Job's completions / the array's size)")
       }
     }
     if let i = try int("JOB_COMPLETION_INDEX") {
-      return try shard(i, of: count(scheduler: nil, named: "", index: "JOB_COMPLETION_INDEX"), source: "JOB_COMPLETION_INDEX \(i)")
+      return try shard(
+        i, of: count(scheduler: nil, named: "", index: "JOB_COMPLETION_INDEX"), source: "JOB_COMPLETION_INDEX \(i)")
     }
     if let id = try int("SLURM_ARRAY_TASK_ID") {
       let min = try int("SLURM_ARRAY_TASK_MIN") ?? 0
       let max = try int("SLURM_ARRAY_TASK_MAX")
       let step = try int("SLURM_ARRAY_TASK_STEP") ?? 1
       let tasks = try int("SLURM_ARRAY_TASK_COUNT")
-      guard step >= 1 else { throw InputError("SLURM_ARRAY_TASK_STEP: '0' is not valid; expected a whole number from 1") }
+      guard step >= 1 else {
+        throw InputError("SLURM_ARRAY_TASK_STEP: '0' is not valid; expected a whole number from 1")
+      }
       let range = "from \(min)\(max.map { " to \($0)" } ?? "") by \(step)"
       if let max {
-        guard max >= min else { throw InputError("SLURM_ARRAY_TASK_MAX \(max) is below SLURM_ARRAY_TASK_MIN \(min); expected MIN <= MAX") }
+        guard max >= min else {
+          throw InputError("SLURM_ARRAY_TASK_MAX \(max) is below SLURM_ARRAY_TASK_MIN \(min); expected MIN <= MAX")
+        }
         if let tasks, tasks != (max - min) / step + 1 {
-          throw InputError("SLURM_ARRAY_TASK_COUNT \(tasks) is not the number of tasks \(range) (\((max - min) / step + 1)): an array given as a list cannot name shards; expected --array=MIN-MAX or MIN-MAX:STEP, or --shard K/N")
+          throw InputError(
+            "SLURM_ARRAY_TASK_COUNT \(tasks) is not the number of tasks \(range) (\((max - min) / step + 1)): an array given as a list cannot name shards; expected --array=MIN-MAX or MIN-MAX:STEP, or --shard K/N"
+          )
         }
       }
       guard id >= min, (id - min) % step == 0, max.map({ id <= $0 }) ?? true else {
-        throw InputError("SLURM_ARRAY_TASK_ID \(id) is not a task of the array \(range); expected one of MIN, MIN + STEP, ... up to MAX")
+        throw InputError(
+          "SLURM_ARRAY_TASK_ID \(id) is not a task of the array \(range); expected one of MIN, MIN + STEP, ... up to MAX"
+        )
       }
       let fromRange = max.map { ($0 - min) / step + 1 }
-      let n = try count(scheduler: tasks ?? fromRange, named: tasks != nil ? "SLURM_ARRAY_TASK_COUNT" : "the Slurm array's size", index: "SLURM_ARRAY_TASK_ID without SLURM_ARRAY_TASK_COUNT")
+      let n = try count(
+        scheduler: tasks ?? fromRange, named: tasks != nil ? "SLURM_ARRAY_TASK_COUNT" : "the Slurm array's size",
+        index: "SLURM_ARRAY_TASK_ID without SLURM_ARRAY_TASK_COUNT")
       return try shard((id - min) / step, of: n, source: "SLURM_ARRAY_TASK_ID \(id) (\(range))")
     }
     if let i = try int("AWS_BATCH_JOB_ARRAY_INDEX") {
       let size = try int("AWS_BATCH_JOB_ARRAY_SIZE")
-      return try shard(i, of: count(scheduler: size, named: "AWS_BATCH_JOB_ARRAY_SIZE", index: "AWS_BATCH_JOB_ARRAY_INDEX"), source: "AWS_BATCH_JOB_ARRAY_INDEX \(i)")
+      return try shard(
+        i, of: count(scheduler: size, named: "AWS_BATCH_JOB_ARRAY_SIZE", index: "AWS_BATCH_JOB_ARRAY_INDEX"),
+        source: "AWS_BATCH_JOB_ARRAY_INDEX \(i)")
     }
     if let n = shards {
-      throw InputError("--shards \(n): no shard index; expected JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX in the environment, or --shard K/N")
+      throw InputError(
+        "--shards \(n): no shard index; expected JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX in the environment, or --shard K/N"
+      )
     }
     return nil
   }
 
   private static func shard(_ zeroBased: Int, of n: Int, source: String) throws -> BatchShard {
     guard n >= 1, n <= 100_000, zeroBased >= 0, zeroBased < n else {
-      throw InputError("\(source) is shard \(zeroBased + 1) of \(n); expected a shard from 1 to \(n) (an index from 0 to \(n - 1))")
+      throw InputError(
+        "\(source) is shard \(zeroBased + 1) of \(n); expected a shard from 1 to \(n) (an index from 0 to \(n - 1))")
     }
     return try BatchShard(index: zeroBased + 1, count: n)
   }

@@ -17,7 +17,8 @@ public enum Gallery {
   static func poster(_ p: Batch.Prepared, dir: String) throws {
     guard let request = p.request else { return }
     let path = (dir as NSString).appendingPathComponent(posterName(p.source.name))
-    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     _ = try RenderPipeline.run(posterRequest(request, job: p.job, to: path).job())
   }
 
@@ -87,7 +88,8 @@ public enum Gallery {
   /// `#`, `?`, `%`, `:` and spaces stay part of the name), `./` first so that no name reads as a
   /// scheme (`javascript:`), then escaped for the attribute.
   static func url(_ path: String) -> String {
-    var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(0x7F)))
+    var allowed = CharacterSet.alphanumerics.intersection(
+      CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(0x7F)))
     allowed.insert(charactersIn: "-._~")
     let parts = path.split(separator: "/", omittingEmptySubsequences: false).map { part in
       String(part).addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
@@ -100,18 +102,23 @@ public enum Gallery {
     var figures: [String] = []
     for e in manifest.entries {
       guard let path = e.path else {
-        figures.append("  <figure class=\"failed\"><figcaption><b>\(escape(e.preset))</b> failed: \(escape(e.error ?? ""))</figcaption></figure>")
+        figures.append(
+          "  <figure class=\"failed\"><figcaption><b>\(escape(e.preset))</b> failed: \(escape(e.error ?? ""))</figcaption></figure>"
+        )
         continue
       }
       if e.status == .failed {
-        figures.append("  <figure class=\"failed\"><figcaption><b>\(escape(e.preset))</b> \(escape(path)) failed: \(escape(e.error ?? ""))</figcaption></figure>")
+        figures.append(
+          "  <figure class=\"failed\"><figcaption><b>\(escape(e.preset))</b> \(escape(path)) failed: \(escape(e.error ?? ""))</figcaption></figure>"
+        )
         continue
       }
       let src = url(path)
       let poster = posterName(e.preset)
       let hasPoster = FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(poster))
       let posterAttr = hasPoster ? " poster=\"\(url(poster))\"" : ""
-      let caption = "<figcaption><b>\(escape(e.preset))</b> \(escape(path)) · \(e.width)×\(e.height) · \(e.frames) frames, \(ParameterValueFormat.seconds(e.duration)) s</figcaption>"
+      let caption =
+        "<figcaption><b>\(escape(e.preset))</b> \(escape(path)) · \(e.width)×\(e.height) · \(e.frames) frames, \(ParameterValueFormat.seconds(e.duration)) s</figcaption>"
       let body: String
       if let format = e.format, let type = mime(format) {
         let typeAttr = escape(e.codecs.map { "\(type); codecs=\"\($0)\"" } ?? type)

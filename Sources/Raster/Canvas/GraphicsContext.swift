@@ -285,8 +285,9 @@ public struct GraphicsContext {
     guard let bounds = lines.bounds else { return }
     let program = ShadingProgram(shading, transform: transform)
     if filters.isEmpty {
-      rasterize(lines, program, rule, into: target, origin: (0, 0), opacity: clampedOpacity,
-                mode: blendMode, clip: clipMask)
+      rasterize(
+        lines, program, rule, into: target, origin: (0, 0), opacity: clampedOpacity,
+        mode: blendMode, clip: clipMask)
       return
     }
     // Each operation alone: rasterized into a scratch layer with room for the blur to spread,
@@ -313,8 +314,9 @@ public struct GraphicsContext {
     let scratch = surface.checkout()
     defer { surface.checkin(scratch) }
     scratch.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)
-    rasterize(lines, program, rule, into: scratch, origin: (region.x, region.y), opacity: 1,
-              mode: .sourceOver, clip: nil)
+    rasterize(
+      lines, program, rule, into: scratch, origin: (region.x, region.y), opacity: 1,
+      mode: .sourceOver, clip: nil)
     composite(scratch, applyingFilters: true)
   }
 
@@ -536,7 +538,9 @@ public struct GraphicsContext {
       sigma: sigma, layer.pixels, width: layer.width, height: layer.height, content: layer.dirty,
       rows: rows, columns: columns
     ) { y, row in
-      blendRow(row + columns.lowerBound, y: y + layer.y0, region: region, onto: target, mode: mode, opacity: opacity, clip: clip, scratch: scaled)
+      blendRow(
+        row + columns.lowerBound, y: y + layer.y0, region: region, onto: target, mode: mode, opacity: opacity,
+        clip: clip, scratch: scaled)
     }
     target.dirty = target.dirty.union(region.offsetBy(-target.x0, -target.y0))
   }

@@ -31,7 +31,8 @@ public final class GaussianBlur: @unchecked Sendable {
       blurDirect(pixels, width: width, height: height, sigma: sigma)
       return
     }
-    shrunkBlur(sigma: sigma, pixels, width: width, height: height, content: nil, rows: 0..<height, columns: 0..<width, sink: nil)
+    shrunkBlur(
+      sigma: sigma, pixels, width: width, height: height, content: nil, rows: 0..<height, columns: 0..<width, sink: nil)
   }
 
   /// Whether `stream` can take a blur of `sigma`: only the shrunk blur makes its rows one at a time.
@@ -52,7 +53,8 @@ public final class GaussianBlur: @unchecked Sendable {
     precondition(GaussianBlur.streams(sigma: sigma), "a blur of sigma \(sigma) is not streamed")
     guard width > 0, height > 0, !rows.isEmpty, !columns.isEmpty else { return }
     withoutActuallyEscaping(sink) { sink in
-      shrunkBlur(sigma: sigma, pixels, width: width, height: height, content: content, rows: rows, columns: columns, sink: sink)
+      shrunkBlur(
+        sigma: sigma, pixels, width: width, height: height, content: content, rows: rows, columns: columns, sink: sink)
     }
   }
 
@@ -122,7 +124,8 @@ public final class GaussianBlur: @unchecked Sendable {
     let factor = GaussianBlur.shrinkFactor(sigma: sigma)
     let sw = (width + factor - 1) / factor, sh = (height + factor - 1) / factor
     let shrunk = small.reserve(sw * sh)
-    let area = content?.intersection(IntRect(x: 0, y: 0, width: width, height: height))
+    let area =
+      content?.intersection(IntRect(x: 0, y: 0, width: width, height: height))
       ?? IntRect(x: 0, y: 0, width: width, height: height)
     shrink(pixels, width: width, area: area, factor: factor, into: shrunk, sw, sh)
     blurShrunk(sigma: sigma, shrunk, sw, sh, into: pixels, width: width, rows: rows, columns: columns, sink: sink)

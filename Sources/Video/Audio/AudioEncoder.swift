@@ -26,7 +26,9 @@ final class AudioEncoder {
     self.path = path
     let rate = Self.sampleRate
     totalSamples = (settings.frameCount * rate + settings.fps / 2) / settings.fps
-    let decoder = try AudioDecoder(file: InputFile(path: track.path, limit: InputFile.Limit.audio, what: "audio file"), rate: rate, channels: Self.channelCount)
+    let decoder = try AudioDecoder(
+      file: InputFile(path: track.path, limit: InputFile.Limit.audio, what: "audio file"), rate: rate,
+      channels: Self.channelCount)
     var all: [Float] = []
     all.reserveCapacity(totalSamples * Self.channelCount)
     let wanted = totalSamples * Self.channelCount
@@ -42,7 +44,9 @@ final class AudioEncoder {
       throw VideoError.invalidSettings("audio cannot go into a .\(settings.format.rawValue) file")
     }
     guard let codec = avcodec_find_encoder_by_name(name) else {
-      throw VideoError.libav(function: "avcodec_find_encoder_by_name", code: clibav_error(ENOSYS), message: "this FFmpeg has no \(name) encoder", path: path)
+      throw VideoError.libav(
+        function: "avcodec_find_encoder_by_name", code: clibav_error(ENOSYS),
+        message: "this FFmpeg has no \(name) encoder", path: path)
     }
     context = try CodecContext(codec: codec, path: path)
     let c = context.pointer
@@ -55,7 +59,8 @@ final class AudioEncoder {
     }
     planar = formats.contains(AV_SAMPLE_FMT_FLTP)
     guard planar || formats.contains(AV_SAMPLE_FMT_FLT) else {
-      throw VideoError.libav(function: "avcodec_open2", code: clibav_error(EINVAL), message: "\(name) takes no float samples", path: path)
+      throw VideoError.libav(
+        function: "avcodec_open2", code: clibav_error(EINVAL), message: "\(name) takes no float samples", path: path)
     }
     c.pointee.sample_fmt = planar ? AV_SAMPLE_FMT_FLTP : AV_SAMPLE_FMT_FLT
     c.pointee.sample_rate = Int32(rate)
@@ -77,14 +82,17 @@ final class AudioEncoder {
       throw VideoError.outOfMemory("avformat_new_stream", path: path)
     }
     self.stream = stream
-    try check(avcodec_parameters_from_context(stream.pointee.codecpar, c), "avcodec_parameters_from_context", path: path)
+    try check(
+      avcodec_parameters_from_context(stream.pointee.codecpar, c), "avcodec_parameters_from_context", path: path)
     stream.pointee.time_base = c.pointee.time_base
 
     frame = try Frame(path: path)
     frame.pointer.pointee.nb_samples = Int32(frameSize)
     frame.pointer.pointee.format = c.pointee.sample_fmt.rawValue
     frame.pointer.pointee.sample_rate = Int32(rate)
-    try check(av_channel_layout_copy(&frame.pointer.pointee.ch_layout, &c.pointee.ch_layout), "av_channel_layout_copy", path: path)
+    try check(
+      av_channel_layout_copy(&frame.pointer.pointee.ch_layout, &c.pointee.ch_layout), "av_channel_layout_copy",
+      path: path)
     try check(av_frame_get_buffer(frame.pointer, 0), "av_frame_get_buffer", path: path)
     packet = try Packet(path: path)
   }

@@ -79,7 +79,8 @@ final class AudioDecoder {
     guard let stream = input.pointer.pointee.streams[Int(index)], let parameters = stream.pointee.codecpar,
       let codec = avcodec_find_decoder(parameters.pointee.codec_id)
     else {
-      throw VideoError.libav(function: "avcodec_find_decoder", code: clibav_error(ENOSYS), message: "no decoder for this audio", path: path)
+      throw VideoError.libav(
+        function: "avcodec_find_decoder", code: clibav_error(ENOSYS), message: "no decoder for this audio", path: path)
     }
     context = try CodecContext(codec: codec, path: path)
     try check(avcodec_parameters_to_context(context.pointer, parameters), "avcodec_parameters_to_context", path: path)
@@ -92,7 +93,8 @@ final class AudioDecoder {
     // The decoder may find other numbers than the header's, which InputContext checked.
     guard InputContext.sampleRates.contains(rate), sourceChannels <= InputContext.maximumChannels else {
       throw VideoError.invalidSettings(
-        "\(path): the audio is \(rate) Hz with \(sourceChannels) channels; expected \(InputContext.sampleRates.lowerBound) to \(InputContext.sampleRates.upperBound) Hz and at most \(InputContext.maximumChannels) channels")
+        "\(path): the audio is \(rate) Hz with \(sourceChannels) channels; expected \(InputContext.sampleRates.lowerBound) to \(InputContext.sampleRates.upperBound) Hz and at most \(InputContext.maximumChannels) channels"
+      )
     }
     sampleRate = outputRate ?? rate
     channels = outputChannels ?? sourceChannels
@@ -103,7 +105,8 @@ final class AudioDecoder {
     if outputChannels != nil {
       av_channel_layout_default(&layout, Int32(channels))
     } else {
-      try check(av_channel_layout_copy(&layout, &context.pointer.pointee.ch_layout), "av_channel_layout_copy", path: path)
+      try check(
+        av_channel_layout_copy(&layout, &context.pointer.pointee.ch_layout), "av_channel_layout_copy", path: path)
     }
     defer { av_channel_layout_uninit(&layout) }
     resampler = try Resampler(
@@ -123,7 +126,8 @@ final class AudioDecoder {
       let converted = try interleaved.withUnsafeMutableBytes { raw -> Int32 in
         var out: UnsafeMutablePointer<UInt8>? = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
         let input = data.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: UnsafePointer<UInt8>?.self) }
-        return try check(swr_convert(resampler.pointer, &out, Int32(capacity), input, Int32(count)), "swr_convert", path: path)
+        return try check(
+          swr_convert(resampler.pointer, &out, Int32(capacity), input, Int32(count)), "swr_convert", path: path)
       }
       guard converted > 0 else { return true }
       interleaved.removeLast(interleaved.count - Int(converted) * channels)
@@ -180,7 +184,8 @@ final class Resampler {
 
   init(
     from inLayout: UnsafeMutablePointer<AVChannelLayout>, format inFormat: AVSampleFormat, rate inRate: Int,
-    to outLayout: UnsafeMutablePointer<AVChannelLayout>, format outFormat: AVSampleFormat, rate outRate: Int, path: String
+    to outLayout: UnsafeMutablePointer<AVChannelLayout>, format outFormat: AVSampleFormat, rate outRate: Int,
+    path: String
   ) throws {
     var context: OpaquePointer? = nil
     try check(

@@ -68,7 +68,8 @@ public final class FrameConverter: Sendable {
     precondition(
       image.width == width && image.height == height,
       "image \(image.width)x\(image.height) given to a \(width)x\(height) converter")
-    precondition(frame.width == width && frame.height == height && frame.layout == layout, "frame from another converter")
+    precondition(
+      frame.width == width && frame.height == height && frame.layout == layout, "frame from another converter")
     let rows = drawn.map { $0.isEmpty ? 0..<0 : max($0.y, 0)..<min($0.maxY, height) } ?? 0..<height
     switch layout {
     case .yuv420p, .yuva420p: convert420(image, frame, bits: 8, drawnRows: rows)
@@ -174,10 +175,14 @@ public final class FrameConverter: Sendable {
         if vectorBlocks > 0 {
           opaqueBlocks8(
             row0, row1, blocks: vectorBlocks, ahead: y1 + 2 < height ? 2 * width : 0,
-            luma: (UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt8.self),
-                   UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt8.self)),
-            chroma: (UnsafeMutableRawPointer(cbRow).assumingMemoryBound(to: UInt8.self),
-                     UnsafeMutableRawPointer(crRow).assumingMemoryBound(to: UInt8.self)),
+            luma: (
+              UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt8.self),
+              UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt8.self)
+            ),
+            chroma: (
+              UnsafeMutableRawPointer(cbRow).assumingMemoryBound(to: UInt8.self),
+              UnsafeMutableRawPointer(crRow).assumingMemoryBound(to: UInt8.self)
+            ),
             dither: (dither0, dither1, cbDither, crDither))
         }
         for cx in vectorBlocks..<(width + 1) / 2 {
@@ -242,7 +247,8 @@ public final class FrameConverter: Sendable {
   ) {
     let bg = background
     let (bgR, bgG, bgB) = (Lanes(repeating: bg.x), Lanes(repeating: bg.y), Lanes(repeating: bg.z))
-    let kr = Lanes(repeating: BT709.kr * 219), kg = Lanes(repeating: BT709.kg * 219), kb = Lanes(repeating: BT709.kb * 219)
+    let kr = Lanes(repeating: BT709.kr * 219), kg = Lanes(repeating: BT709.kg * 219),
+      kb = Lanes(repeating: BT709.kb * 219)
     let hi8 = Lanes(repeating: 255), hi4 = SIMD4<Float>(repeating: 255)
     let quarter = SIMD4<Float>(repeating: 0.25)
 
@@ -274,8 +280,10 @@ public final class FrameConverter: Sendable {
         dither.2[(cx + 17) & 63], dither.2[(cx + 18) & 63], dither.2[(cx + 19) & 63], dither.2[(cx + 20) & 63])
       let crNoise = SIMD4<Float>(
         dither.3[(cx + 41) & 63], dither.3[(cx + 42) & 63], dither.3[(cx + 43) & 63], dither.3[(cx + 44) & 63])
-      UnsafeMutableRawPointer(chroma.0 + cx).storeBytes(of: byteCodes4(cb + cbNoise, maximum: hi4), as: SIMD4<UInt8>.self)
-      UnsafeMutableRawPointer(chroma.1 + cx).storeBytes(of: byteCodes4(cr + crNoise, maximum: hi4), as: SIMD4<UInt8>.self)
+      UnsafeMutableRawPointer(chroma.0 + cx).storeBytes(
+        of: byteCodes4(cb + cbNoise, maximum: hi4), as: SIMD4<UInt8>.self)
+      UnsafeMutableRawPointer(chroma.1 + cx).storeBytes(
+        of: byteCodes4(cr + crNoise, maximum: hi4), as: SIMD4<UInt8>.self)
       cx += 4
     }
   }
@@ -284,7 +292,8 @@ public final class FrameConverter: Sendable {
   @inline(__always) func alphaCodes(_ alpha: SIMD4<Float>, noise: SIMD4<Float>, maximum: Float) -> SIMD4<Float> {
     let a = clamp(alpha, .zero, SIMD4(repeating: 1)) * maximum
     // Clamped to 1...maximum - 1 before rounding, which gives the same codes as after: both ends are whole.
-    var codes = sampleCodes(clamp(a + noise, SIMD4(repeating: 1), SIMD4(repeating: maximum - 1)), maximum: SIMD4(repeating: maximum))
+    var codes = sampleCodes(
+      clamp(a + noise, SIMD4(repeating: 1), SIMD4(repeating: maximum - 1)), maximum: SIMD4(repeating: maximum))
     codes.replace(with: 0, where: a .<= 0.5)
     codes.replace(with: maximum, where: a .>= maximum - 0.5)
     return codes
@@ -312,8 +321,11 @@ public final class FrameConverter: Sendable {
           table[(y & 63) << 6 | (x & 63)], table[((y + 29) & 63) << 6 | ((x + 17) & 63)],
           table[((y + 7) & 63) << 6 | ((x + 41) & 63)], 0)
         let codes = sampleCodes(values + noise, maximum: SIMD4(repeating: 1023))
-        let alpha = keepsAlpha
-          ? alphaCodes(SIMD4(repeating: p.w), noise: SIMD4(repeating: table[((y + 53) & 63) << 6 | ((x + 5) & 63)]), maximum: 1023)[0]
+        let alpha =
+          keepsAlpha
+          ? alphaCodes(
+            SIMD4(repeating: p.w), noise: SIMD4(repeating: table[((y + 53) & 63) << 6 | ((x + 5) & 63)]), maximum: 1023)[
+              0]
           : 1023
         // yuva444p10le's planes are Y, U, V, A.
         rows[0][x] = UInt16(codes[0]).littleEndian

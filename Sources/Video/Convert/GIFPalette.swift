@@ -116,8 +116,10 @@ final class GIFPalette {
   ]
 
   /// Writes palette indices for `rgba` into `indices`.
-  func map(rgba: UnsafePointer<UInt8>, bytesPerRow: Int, width: Int, height: Int,
-           into indices: UnsafeMutablePointer<UInt8>, indexBytesPerRow: Int) {
+  func map(
+    rgba: UnsafePointer<UInt8>, bytesPerRow: Int, width: Int, height: Int,
+    into indices: UnsafeMutablePointer<UInt8>, indexBytesPerRow: Int
+  ) {
     for y in 0..<height {
       let row = rgba + y * bytesPerRow
       let out = indices + y * indexBytesPerRow

@@ -22,7 +22,9 @@ public struct JoinedFile: Sendable, Equatable {
 /// appears at its path only when complete.
 public enum SegmentJoin {
   public static func join(_ paths: [String], into output: String) throws -> JoinedFile {
-    guard !paths.isEmpty else { throw VideoError.invalidSettings("join needs segment files; expected loopsmith join SEGMENT... -o FILE") }
+    guard !paths.isEmpty else {
+      throw VideoError.invalidSettings("join needs segment files; expected loopsmith join SEGMENT... -o FILE")
+    }
     guard let format = OutputFormat(path: output), [.mp4, .mov, .webm, .y4m].contains(format) else {
       throw VideoError.invalidSettings("-o \(output): expected a .mp4, .mov, .webm or .y4m file, like the segments")
     }
@@ -40,23 +42,31 @@ public enum SegmentJoin {
       throw VideoError.invalidSettings("\(firstPath): holds \(first); expected the first segment to start at frame 0")
     }
     for (previous, next) in zip(segments, segments.dropFirst()) where next.segment.first < previous.segment.first {
-      throw VideoError.invalidSettings("\(next.path): holds \(next.segment), given after \(previous.path)'s \(previous.segment): out of order; expected segments in frame order")
+      throw VideoError.invalidSettings(
+        "\(next.path): holds \(next.segment), given after \(previous.path)'s \(previous.segment): out of order; expected segments in frame order"
+      )
     }
     for (previous, next) in zip(segments, segments.dropFirst()) {
       guard next.segment.total == first.total else {
-        throw VideoError.invalidSettings("\(next.path): holds \(next.segment), but \(firstPath) holds \(first): not the same loop")
+        throw VideoError.invalidSettings(
+          "\(next.path): holds \(next.segment), but \(firstPath) holds \(first): not the same loop")
       }
       let (end, start) = (previous.segment.end, next.segment.first)
       guard start == end else {
         let what =
-          start > end ? "a gap: frames \(end):\(start) are missing"
+          start > end
+          ? "a gap: frames \(end):\(start) are missing"
           : "an overlap: frames \(start):\(min(end, next.segment.end)) twice"
-        throw VideoError.invalidSettings("\(next.path): holds \(next.segment) after \(previous.path)'s \(previous.segment): \(what); expected segments in order, each starting where the last ended")
+        throw VideoError.invalidSettings(
+          "\(next.path): holds \(next.segment) after \(previous.path)'s \(previous.segment): \(what); expected segments in order, each starting where the last ended"
+        )
       }
     }
     let last = segments[segments.count - 1]
     guard last.segment.end == first.total else {
-      throw VideoError.invalidSettings("\(last.path): ends at frame \(last.segment.end); frames \(last.segment.end):\(first.total) of the loop are missing")
+      throw VideoError.invalidSettings(
+        "\(last.path): ends at frame \(last.segment.end); frames \(last.segment.end):\(first.total) of the loop are missing"
+      )
     }
   }
 
@@ -78,14 +88,18 @@ public enum SegmentJoin {
       input = try InputContext(file: SegmentJoin.openSegment(path))
       try input.findStreamInfo(path: path)
       let c = input.pointer.pointee
-      guard c.nb_streams == 1, let stream = c.streams[0], stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else {
-        throw VideoError.invalidSettings("\(path): holds \(c.nb_streams) streams; expected one video stream, as render --frames writes")
+      guard c.nb_streams == 1, let stream = c.streams[0],
+        stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+      else {
+        throw VideoError.invalidSettings(
+          "\(path): holds \(c.nb_streams) streams; expected one video stream, as render --frames writes")
       }
       self.stream = stream
       guard let entry = av_dict_get(c.metadata, FrameSegment.metadataKey, nil, 0), let value = entry.pointee.value,
         let segment = FrameSegment(tag: String(cString: value))
       else {
-        throw VideoError.invalidSettings("\(path): not a segment (no frame range); expected a file from loopsmith render --frames A:B")
+        throw VideoError.invalidSettings(
+          "\(path): not a segment (no frame range); expected a file from loopsmith render --frames A:B")
       }
       self.segment = segment
     }
@@ -122,26 +136,35 @@ public enum SegmentJoin {
     let first = segments[0]
     for s in segments.dropFirst() {
       for (a, b) in zip(first.properties, s.properties) where a.value != b.value {
-        let shown = a.name == "extradata" ? "differs (\(s.extradata.count) bytes against \(first.extradata.count))" : "\(b.value) does not match \(first.path)'s \(a.value)"
+        let shown =
+          a.name == "extradata"
+          ? "differs (\(s.extradata.count) bytes against \(first.extradata.count))"
+          : "\(b.value) does not match \(first.path)'s \(a.value)"
         throw VideoError.invalidSettings("\(s.path): \(a.name) \(shown); expected segments of one render")
       }
     }
     try checkOrder(segments.map { ($0.path, $0.segment) })
     let rate = first.stream.pointee.avg_frame_rate
     guard rate.den == 1, rate.num >= 1 else {
-      throw VideoError.invalidSettings("\(first.path): frame rate \(rate.num)/\(rate.den); expected a whole number of frames a second")
+      throw VideoError.invalidSettings(
+        "\(first.path): frame rate \(rate.num)/\(rate.den); expected a whole number of frames a second")
     }
     let fps = Int(rate.num)
     let expectedFormat = format == .webm ? "matroska,webm" : "mov,mp4,m4a,3gp,3g2,mj2"
     guard first.formatName == expectedFormat else {
-      throw VideoError.invalidSettings("-o \(output): the segments are \(first.formatName) files; expected an output of the same container")
+      throw VideoError.invalidSettings(
+        "-o \(output): the segments are \(first.formatName) files; expected an output of the same container")
     }
 
     let temporary = try TemporaryOutput(destination: output)
     let muxer = format == .mp4 ? "mp4" : format == .mov ? "mov" : "webm"
     let out = try OutputContext(muxer: muxer, path: output)
-    guard let stream = avformat_new_stream(out.pointer, nil) else { throw VideoError.outOfMemory("avformat_new_stream", path: output) }
-    try check(avcodec_parameters_copy(stream.pointee.codecpar, first.stream.pointee.codecpar), "avcodec_parameters_copy", path: output)
+    guard let stream = avformat_new_stream(out.pointer, nil) else {
+      throw VideoError.outOfMemory("avformat_new_stream", path: output)
+    }
+    try check(
+      avcodec_parameters_copy(stream.pointee.codecpar, first.stream.pointee.codecpar), "avcodec_parameters_copy",
+      path: output)
     if format == .webm { stream.pointee.codecpar.pointee.codec_tag = 0 }
     let frameBase = AVRational(num: 1, den: Int32(fps))
     stream.pointee.time_base = frameBase
@@ -182,16 +205,19 @@ public enum SegmentJoin {
         defer { av_packet_unref(packet.pointer) }
         let p = packet.pointer
         guard let pts = frameOf(p.pointee.pts), let dts = frameOf(p.pointee.dts) else {
-          throw VideoError.invalidSettings("\(s.path): packet \(shown.count) is not timed on a frame; expected a file from loopsmith render --frames")
+          throw VideoError.invalidSettings(
+            "\(s.path): packet \(shown.count) is not timed on a frame; expected a file from loopsmith render --frames")
         }
         if shown.isEmpty && p.pointee.flags & AV_PKT_FLAG_KEY == 0 {
-          throw VideoError.invalidSettings("\(s.path): does not start on a key frame; expected a closed segment from loopsmith render --frames")
+          throw VideoError.invalidSettings(
+            "\(s.path): does not start on a key frame; expected a closed segment from loopsmith render --frames")
         }
         shown.append(pts)
         let offset = Int64(s.segment.first)
         let newDTS = av_rescale_q(offset + dts, frameBase, outBase)
         guard newDTS > lastDTS else {
-          throw VideoError.invalidSettings("\(s.path): its decoding order starts before the previous segment's ends; expected segments encoded alike")
+          throw VideoError.invalidSettings(
+            "\(s.path): its decoding order starts before the previous segment's ends; expected segments encoded alike")
         }
         lastDTS = newDTS
         p.pointee.stream_index = 0
@@ -202,7 +228,9 @@ public enum SegmentJoin {
         try check(av_interleaved_write_frame(out.pointer, p), "av_interleaved_write_frame", path: output)
       }
       guard shown.sorted() == (0..<Int64(s.segment.count)).map({ $0 }) else {
-        throw VideoError.invalidSettings("\(s.path): holds \(shown.count) frames timed \(shown.min() ?? 0)...\(shown.max() ?? 0); its tag says \(s.segment)")
+        throw VideoError.invalidSettings(
+          "\(s.path): holds \(shown.count) frames timed \(shown.min() ?? 0)...\(shown.max() ?? 0); its tag says \(s.segment)"
+        )
       }
       frames += shown.count
     }
@@ -215,7 +243,10 @@ public enum SegmentJoin {
   // MARK: - Y4M
 
   private static func joinY4M(_ paths: [String], into output: String) throws -> JoinedFile {
-    struct Part { var path: String; var header: String; var headerBytes: Int; var segment: FrameSegment; var frameBytes: Int; var fps: Int }
+    struct Part {
+      var path: String; var header: String; var headerBytes: Int; var segment: FrameSegment; var frameBytes: Int;
+      var fps: Int
+    }
     var parts: [Part] = []
     for path in paths {
       let file = try openSegment(path)
@@ -230,7 +261,8 @@ public enum SegmentJoin {
       guard let tagIndex = words.firstIndex(where: { $0.hasPrefix("XLOOPSMITH=") }),
         let segment = FrameSegment(y4mValue: words[tagIndex].dropFirst("XLOOPSMITH=".count))
       else {
-        throw VideoError.invalidSettings("\(path): not a segment (no frame range); expected a file from loopsmith render --frames A:B")
+        throw VideoError.invalidSettings(
+          "\(path): not a segment (no frame range); expected a file from loopsmith render --frames A:B")
       }
       words.remove(at: tagIndex)
       let rate = words.first { $0.hasPrefix("F") }.map { $0.dropFirst().split(separator: ":") }
@@ -241,13 +273,19 @@ public enum SegmentJoin {
       let size = Int(file.size)
       let body = size - headerBytes
       guard body > 0, body % segment.count == 0, body / segment.count > 6 else {
-        throw VideoError.invalidSettings("\(path): holds \(body) bytes of frames, not \(segment.count) equal frames; its tag says \(segment)")
+        throw VideoError.invalidSettings(
+          "\(path): holds \(body) bytes of frames, not \(segment.count) equal frames; its tag says \(segment)")
       }
-      parts.append(Part(path: path, header: words.joined(separator: " "), headerBytes: headerBytes, segment: segment, frameBytes: body / segment.count, fps: fps))
+      parts.append(
+        Part(
+          path: path, header: words.joined(separator: " "), headerBytes: headerBytes, segment: segment,
+          frameBytes: body / segment.count, fps: fps))
     }
     let first = parts[0]
     for p in parts.dropFirst() where p.header != first.header || p.frameBytes != first.frameBytes {
-      throw VideoError.invalidSettings("\(p.path): header '\(p.header)' does not match \(first.path)'s '\(first.header)'; expected segments of one render")
+      throw VideoError.invalidSettings(
+        "\(p.path): header '\(p.header)' does not match \(first.path)'s '\(first.header)'; expected segments of one render"
+      )
     }
     try checkOrder(parts.map { ($0.path, $0.segment) })
 
@@ -281,7 +319,9 @@ public enum SegmentJoin {
 
   private static func fileSize(_ path: String) throws -> Int64 {
     var info = stat()
-    guard stat(path, &info) == 0 else { throw VideoError.io("\(path): cannot stat: \(String(cString: strerror(errno)))") }
+    guard stat(path, &info) == 0 else {
+      throw VideoError.io("\(path): cannot stat: \(String(cString: strerror(errno)))")
+    }
     return Int64(info.st_size)
   }
 }

@@ -70,8 +70,11 @@ final class CodecContext {
     // SVT-AV1 1.4 waits forever in svt_av1_enc_deinit when it was opened and never given a
     // frame (a writer failing or cancelled before its first frame): the process would hang, deaf
     // to SIGTERM. A blank frame and the end of the stream let it close; nothing is written.
-    if avcodec_is_open(pointer) != 0, pointer.pointee.frame_number == 0, String(cString: codec.pointee.name) == "libsvtav1",
-      let frame = try? Frame(width: Int(pointer.pointee.width), height: Int(pointer.pointee.height), format: pointer.pointee.pix_fmt, path: "")
+    if avcodec_is_open(pointer) != 0, pointer.pointee.frame_number == 0,
+      String(cString: codec.pointee.name) == "libsvtav1",
+      let frame = try? Frame(
+        width: Int(pointer.pointee.width), height: Int(pointer.pointee.height), format: pointer.pointee.pix_fmt,
+        path: "")
     {
       frame.pointer.pointee.pts = 0
       _ = avcodec_send_frame(pointer, frame.pointer)
@@ -136,7 +139,9 @@ final class OutputContext {
 
   /// Makes the muxer write through `descriptor`, which must stay open until `closeFile`.
   func attach(descriptor: Int32, path: String) throws {
-    guard let io = clibav_fd_io_alloc(descriptor, 1) else { throw VideoError.outOfMemory("avio_alloc_context", path: path) }
+    guard let io = clibav_fd_io_alloc(descriptor, 1) else {
+      throw VideoError.outOfMemory("avio_alloc_context", path: path)
+    }
     clibav_use_fd_io(pointer, io, 1)
   }
 
@@ -161,7 +166,9 @@ final class InputContext {
   init(file: InputFile) throws {
     self.file = file
     let path = file.path
-    guard let fresh = avformat_alloc_context() else { throw VideoError.outOfMemory("avformat_alloc_context", path: path) }
+    guard let fresh = avformat_alloc_context() else {
+      throw VideoError.outOfMemory("avformat_alloc_context", path: path)
+    }
     guard let io = clibav_fd_io_alloc(file.descriptor, 0) else {
       avformat_free_context(fresh)
       throw VideoError.outOfMemory("avio_alloc_context", path: path)
@@ -199,17 +206,20 @@ final class InputContext {
       case AVMEDIA_TYPE_VIDEO:
         if width < 0 || height < 0 || width * height > Self.maximumPixels || width > 16384 || height > 16384 {
           throw VideoError.invalidSettings(
-            "\(path): the video declares \(width)x\(height) pixels; expected at most \(Self.maximumPixels) pixels (8192x4320)")
+            "\(path): the video declares \(width)x\(height) pixels; expected at most \(Self.maximumPixels) pixels (8192x4320)"
+          )
         }
       case AVMEDIA_TYPE_AUDIO:
         let rate = Int(p.pointee.sample_rate)
         let channels = Int(p.pointee.ch_layout.nb_channels)
         if rate != 0, !Self.sampleRates.contains(rate) {
           throw VideoError.invalidSettings(
-            "\(path): the audio declares \(rate) Hz; expected \(Self.sampleRates.lowerBound) to \(Self.sampleRates.upperBound) Hz")
+            "\(path): the audio declares \(rate) Hz; expected \(Self.sampleRates.lowerBound) to \(Self.sampleRates.upperBound) Hz"
+          )
         }
         if channels < 0 || channels > Self.maximumChannels {
-          throw VideoError.invalidSettings("\(path): the audio declares \(channels) channels; expected 1 to \(Self.maximumChannels)")
+          throw VideoError.invalidSettings(
+            "\(path): the audio declares \(channels) channels; expected 1 to \(Self.maximumChannels)")
         }
       default: continue
       }
@@ -242,11 +252,13 @@ final class ScaleContext {
   let pointer: OpaquePointer
 
   init(width: Int, height: Int, from source: AVPixelFormat, to destination: AVPixelFormat, path: String) throws {
-    guard let context = sws_getContext(
-      Int32(width), Int32(height), source, Int32(width), Int32(height), destination,
-      Int32(SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT), nil, nil, nil)
+    guard
+      let context = sws_getContext(
+        Int32(width), Int32(height), source, Int32(width), Int32(height), destination,
+        Int32(SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT), nil, nil, nil)
     else {
-      throw VideoError.libav(function: "sws_getContext", code: clibav_error(EINVAL), message: "cannot convert this pixel format", path: path)
+      throw VideoError.libav(
+        function: "sws_getContext", code: clibav_error(EINVAL), message: "cannot convert this pixel format", path: path)
     }
     pointer = context
   }

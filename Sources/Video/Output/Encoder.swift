@@ -69,7 +69,8 @@ final class Encoder {
       throw VideoError.outOfMemory("avformat_new_stream", path: path)
     }
     self.stream = stream
-    try check(avcodec_parameters_from_context(stream.pointee.codecpar, c), "avcodec_parameters_from_context", path: path)
+    try check(
+      avcodec_parameters_from_context(stream.pointee.codecpar, c), "avcodec_parameters_from_context", path: path)
     stream.pointee.time_base = c.pointee.time_base  // a hint; the muxer may pick its own
     // The muxing API leaves the rate unset; WebM needs it for DefaultDuration (docs/ENCODING.md, Seamless loops).
     stream.pointee.avg_frame_rate = c.pointee.framerate
@@ -149,10 +150,13 @@ final class Encoder {
       // Seamless loops and Determinism).
       let lookahead = max(1, threads / 4)
       let pixels = settings.width * settings.height
-      let zones = (settings.segment.map { Self.seamZones(segment: $0, pixels: pixels) } ?? Self.seamZones(frameCount: settings.frameCount, pixels: pixels)).map { ":zones=" + $0 } ?? ""
+      let zones =
+        (settings.segment.map { Self.seamZones(segment: $0, pixels: pixels) }
+        ?? Self.seamZones(frameCount: settings.frameCount, pixels: pixels)).map { ":zones=" + $0 } ?? ""
       options.set(
         "x264-params",
-        "scenecut=0:keyint=\(gopSize):min-keyint=\(gopSize):threads=\(threads):lookahead-threads=\(lookahead):cpu-independent=1:aq-mode=3\(zones)")
+        "scenecut=0:keyint=\(gopSize):min-keyint=\(gopSize):threads=\(threads):lookahead-threads=\(lookahead):cpu-independent=1:aq-mode=3\(zones)"
+      )
     case .hevc:
       // A closed GOP of the loop, no scene cuts, pinned pools and frame threads (docs/ENCODING.md,
       // Seamless loops and Determinism).
@@ -161,7 +165,8 @@ final class Encoder {
       let frameThreads = max(1, min(threads, 4))
       options.set(
         "x265-params",
-        "keyint=\(gopSize):min-keyint=\(gopSize):scenecut=0:open-gop=0:pools=\(threads):frame-threads=\(frameThreads):log-level=error")
+        "keyint=\(gopSize):min-keyint=\(gopSize):scenecut=0:open-gop=0:pools=\(threads):frame-threads=\(frameThreads):log-level=error"
+      )
     case .vp9:
       c.pointee.bit_rate = 0  // constant quality (docs/ENCODING.md, Codecs)
       options.set("row-mt", "1")
@@ -222,7 +227,9 @@ final class Encoder {
         let strides = linesizes.bindMemory(to: Int32.self)
         for (index, plane) in converted.planes.enumerated() {
           guard let destination = pointers[index] else {
-            throw VideoError.libav(function: "av_frame_get_buffer", code: clibav_error(EINVAL), message: "frame plane \(index) missing", path: path)
+            throw VideoError.libav(
+              function: "av_frame_get_buffer", code: clibav_error(EINVAL), message: "frame plane \(index) missing",
+              path: path)
           }
           let stride = Int(strides[index])
           for y in 0..<plane.rows {
@@ -238,7 +245,8 @@ final class Encoder {
   /// Adds a frame's pixels to the GIF palette; only before the first frame is encoded.
   func addPaletteSample(_ converted: ConvertedFrame) {
     guard settings.codec == .gif, framesSent == 0 else { return }
-    var sampler = paletteSampler ?? GIFPalette.Sampler(keepAlpha: settings.carriesAlpha, frames: GIFPalette.Sampler.frames)
+    var sampler =
+      paletteSampler ?? GIFPalette.Sampler(keepAlpha: settings.carriesAlpha, frames: GIFPalette.Sampler.frames)
     let plane = converted.planes[0]
     sampler.add(
       rgba: plane.pointer.assumingMemoryBound(to: UInt8.self), bytesPerRow: plane.bytesPerRow,
@@ -251,11 +259,14 @@ final class Encoder {
     let plane = converted.planes[0]
     let rgba = UnsafePointer(plane.pointer.assumingMemoryBound(to: UInt8.self))
     guard let indices = f.pointee.data.0, let paletteData = f.pointee.data.1 else {
-      throw VideoError.libav(function: "av_frame_get_buffer", code: clibav_error(EINVAL), message: "PAL8 frame without planes", path: path)
+      throw VideoError.libav(
+        function: "av_frame_get_buffer", code: clibav_error(EINVAL), message: "PAL8 frame without planes", path: path)
     }
-    let palette = self.palette ?? paletteSampler.map(GIFPalette.init) ?? GIFPalette(
-      rgba: rgba, bytesPerRow: plane.bytesPerRow, width: converted.width, height: converted.height,
-      keepAlpha: settings.carriesAlpha)
+    let palette =
+      self.palette ?? paletteSampler.map(GIFPalette.init)
+      ?? GIFPalette(
+        rgba: rgba, bytesPerRow: plane.bytesPerRow, width: converted.width, height: converted.height,
+        keepAlpha: settings.carriesAlpha)
     self.palette = palette
     paletteSampler = nil
     palette.map(

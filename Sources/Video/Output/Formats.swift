@@ -135,7 +135,9 @@ public enum VideoCodec: String, CaseIterable, Sendable {
 
   /// The codecs a user may choose (those of containers holding more than one), in table order.
   public static var choosable: [VideoCodec] {
-    allCases.filter { codec in OutputFormat.allCases.contains { $0.spec.codecs.count > 1 && $0.spec.codecs.contains(codec) } }
+    allCases.filter { codec in
+      OutputFormat.allCases.contains { $0.spec.codecs.count > 1 && $0.spec.codecs.contains(codec) }
+    }
   }
 
   /// Every quality value some codec takes: the widest range a `crf` setting can have.
@@ -149,14 +151,16 @@ public enum VideoCodec: String, CaseIterable, Sendable {
   public func sizeProblem(width: Int, height: Int) -> String? {
     let s = spec
     if width < s.minimumSide || height < s.minimumSide {
-      return "\(rawValue) needs at least \(s.minimumSide) pixels on each side; try \(max(width, s.minimumSide))x\(max(height, s.minimumSide))"
+      return
+        "\(rawValue) needs at least \(s.minimumSide) pixels on each side; try \(max(width, s.minimumSide))x\(max(height, s.minimumSide))"
     }
     if width > s.maximumSide || height > s.maximumSide {
       return "\(rawValue) takes at most \(s.maximumSide) pixels on each side"
     }
     if width % s.alignment != 0 || height % s.alignment != 0 {
       let a = s.alignment
-      return "\(rawValue) stores 4:2:0 color and needs an even width and height; try \((width + a - 1) / a * a)x\((height + a - 1) / a * a)"
+      return
+        "\(rawValue) stores 4:2:0 color and needs an even width and height; try \((width + a - 1) / a * a)x\((height + a - 1) / a * a)"
     }
     return nil
   }
@@ -358,7 +362,8 @@ extension VideoCodec {
   public static var choiceList: String {
     choosable.map { codec in
       let defaults = OutputFormat.allCases.filter { $0.spec.codecs.count > 1 && $0.spec.defaultCodec == codec }
-      return codec.rawValue + (defaults.isEmpty ? "" : " (" + defaults.map { "." + $0.rawValue }.joined(separator: ", ") + " default)")
+      return codec.rawValue
+        + (defaults.isEmpty ? "" : " (" + defaults.map { "." + $0.rawValue }.joined(separator: ", ") + " default)")
     }.joined(separator: ", ")
   }
 

@@ -41,7 +41,8 @@ public struct FrameSegment: Sendable, Equatable, CustomStringConvertible {
   }
 
   private init?(numbers: [Substring]) {
-    guard numbers.count == 3, numbers.allSatisfy({ !$0.isEmpty && $0.count < 10 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+    guard numbers.count == 3,
+      numbers.allSatisfy({ !$0.isEmpty && $0.count < 10 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
       let a = Int(numbers[0]), let b = Int(numbers[1]), let n = Int(numbers[2]), a < b, b <= n
     else { return nil }
     self.init(first: a, end: b, total: n)

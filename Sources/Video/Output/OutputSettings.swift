@@ -90,7 +90,8 @@ public struct OutputSettings: Sendable {
       try fail("size \(width)x\(height): width and height must be positive")
     }
     if width > spec.maximumSide || height > spec.maximumSide {
-      try fail("size \(width)x\(height) is too large for \(codec.rawValue); expected at most \(spec.maximumSide) on each side")
+      try fail(
+        "size \(width)x\(height) is too large for \(codec.rawValue); expected at most \(spec.maximumSide) on each side")
     }
     if let problem = codec.sizeProblem(width: width, height: height) {
       try fail("size \(width)x\(height): \(problem)")
@@ -102,10 +103,13 @@ public struct OutputSettings: Sendable {
       try fail("frame count \(frameCount): expected at least 1 frame")
     }
     if !format.isAnimated && frameCount != 1 {
-      let animated = OutputFormat.allCases.filter { $0.isAnimated && $0.spec.codecs.contains { $0.spec.layouts == spec.layouts } }
+      let animated = OutputFormat.allCases.filter {
+        $0.isAnimated && $0.spec.codecs.contains { $0.spec.layouts == spec.layouts }
+      }
       try fail(
         "a .\(format.rawValue) holds one still; frame count \(frameCount) expected 1"
-          + (animated.isEmpty ? "" : " (use ." + animated.map(\.rawValue).joined(separator: " or .") + " for an animation)"))
+          + (animated.isEmpty
+            ? "" : " (use ." + animated.map(\.rawValue).joined(separator: " or .") + " for an animation)"))
     }
     if let divides = spec.fpsDivides, divides % fps != 0 {
       let rates = [50, 25, 20, 10].filter { divides % $0 == 0 }.map(String.init)
@@ -135,7 +139,8 @@ public struct OutputSettings: Sendable {
       let keeping = OutputFormat.allCases.compactMap { f -> String? in
         let codecs = f.spec.codecs.filter(\.spec.carriesAlpha)
         if codecs.isEmpty { return nil }
-        return f.spec.codecs.count > 1 ? ".\(f.rawValue) (" + codecs.map(\.rawValue).joined(separator: ", ") + ")" : ".\(f.rawValue)"
+        return f.spec.codecs.count > 1
+          ? ".\(f.rawValue) (" + codecs.map(\.rawValue).joined(separator: ", ") + ")" : ".\(f.rawValue)"
       }
       try fail(
         "transparency cannot be kept in \(codec.rawValue) (\(format.rawValue)); expected "

@@ -38,7 +38,8 @@ final class TemporaryOutput {
     var candidate = ""
     for _ in 0..<16 {
       let random = String(UInt64.random(in: .min ... .max), radix: 36)
-      candidate = url.deletingLastPathComponent()
+      candidate =
+        url.deletingLastPathComponent()
         .appendingPathComponent(".\(url.lastPathComponent).\(getpid())-\(random).loopsmith-tmp").path
       fd = open(candidate, O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR | O_CLOEXEC, 0o644)
       if fd >= 0 || errno != EEXIST { break }
@@ -67,15 +68,21 @@ final class TemporaryOutput {
     let closed = close(descriptor)
     let closeError = errno
     descriptor = -1
-    guard synced == 0 else { throw VideoError.io("\(destination): fsync failed: \(String(cString: strerror(syncError)))") }
-    guard closed == 0 else { throw VideoError.io("\(destination): close failed: \(String(cString: strerror(closeError)))") }
+    guard synced == 0 else {
+      throw VideoError.io("\(destination): fsync failed: \(String(cString: strerror(syncError)))")
+    }
+    guard closed == 0 else {
+      throw VideoError.io("\(destination): close failed: \(String(cString: strerror(closeError)))")
+    }
     guard nameIsOurs else { throw VideoError.io("\(destination): the temporary \(path) was replaced by another file") }
     guard rename(path, destination) == 0 else {
-      throw VideoError.io("\(destination): cannot rename the finished file onto it: \(String(cString: strerror(errno)))")
+      throw VideoError.io(
+        "\(destination): cannot rename the finished file onto it: \(String(cString: strerror(errno)))")
     }
     committed = true
     // Make the rename itself durable.
-    let folder = open(URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    let folder = open(
+      URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if folder >= 0 {
       fsync(folder)
       close(folder)

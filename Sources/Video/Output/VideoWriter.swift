@@ -48,7 +48,8 @@ public final class VideoWriter {
         converter.background == settings.background.premultiplied
       else {
         throw VideoError.invalidSettings(
-          "a \(converter.width)x\(converter.height) converter given to a \(settings.width)x\(settings.height) \(settings.codec.rawValue) writer")
+          "a \(converter.width)x\(converter.height) converter given to a \(settings.width)x\(settings.height) \(settings.codec.rawValue) writer"
+        )
       }
       self.converter = converter
     } else {
@@ -86,7 +87,8 @@ public final class VideoWriter {
   /// Adds a frame's colours to the palette (see `paletteSampleFrames`); ignored after the first `append`.
   public func addPaletteSample(_ frame: ConvertedFrame) throws {
     guard frame.width == settings.width, frame.height == settings.height, frame.layout == converter.layout else {
-      throw VideoError.invalidSettings("frame \(frame.width)x\(frame.height) does not match the writer's \(settings.width)x\(settings.height) output")
+      throw VideoError.invalidSettings(
+        "frame \(frame.width)x\(frame.height) does not match the writer's \(settings.width)x\(settings.height) output")
     }
     guard state == .open, appended == 0 else { return }
     encoder?.addPaletteSample(frame)
@@ -94,12 +96,17 @@ public final class VideoWriter {
 
   /// Encodes the next frame, converted by `converter` (possibly on another thread).
   public func append(_ frame: ConvertedFrame) throws {
-    guard state == .open else { throw VideoError.io("\(settings.path): the writer is already \(state == .finished ? "finished" : "failed or cancelled")") }
+    guard state == .open else {
+      throw VideoError.io(
+        "\(settings.path): the writer is already \(state == .finished ? "finished" : "failed or cancelled")")
+    }
     guard frame.width == settings.width, frame.height == settings.height, frame.layout == converter.layout else {
-      throw VideoError.invalidSettings("frame \(frame.width)x\(frame.height) does not match the writer's \(settings.width)x\(settings.height) output")
+      throw VideoError.invalidSettings(
+        "frame \(frame.width)x\(frame.height) does not match the writer's \(settings.width)x\(settings.height) output")
     }
     guard appended < settings.frameCount else {
-      throw VideoError.invalidSettings("frame \(appended + 1) appended, but the settings promised \(settings.frameCount) frames")
+      throw VideoError.invalidSettings(
+        "frame \(appended + 1) appended, but the settings promised \(settings.frameCount) frames")
     }
     do {
       if let encoder { try encoder.encode(frame) } else { try y4m?.encode(frame) }
@@ -120,10 +127,15 @@ public final class VideoWriter {
   /// there). `interrupt` is called between the packets of the flush, which may take a while (an
   /// encoder's lookahead); whatever it throws cancels the writer, leaving no file.
   public func flush(interrupt: () throws -> Void = {}) throws {
-    guard state == .open else { throw VideoError.io("\(settings.path): the writer is already \(state == .failed ? "failed or cancelled" : state == .flushed ? "flushed" : "finished")") }
+    guard state == .open else {
+      throw VideoError.io(
+        "\(settings.path): the writer is already \(state == .failed ? "failed or cancelled" : state == .flushed ? "flushed" : "finished")"
+      )
+    }
     guard appended == settings.frameCount else {
       fail()
-      throw VideoError.invalidSettings("\(settings.path): \(appended) frames appended, but the settings promised \(settings.frameCount)")
+      throw VideoError.invalidSettings(
+        "\(settings.path): \(appended) frames appended, but the settings promised \(settings.frameCount)")
     }
     do {
       try interrupt()
@@ -138,7 +150,11 @@ public final class VideoWriter {
 
   /// Renames the flushed file onto the path.
   public func commit() throws -> WrittenFile {
-    guard state == .flushed else { throw VideoError.io("\(settings.path): the writer is \(state == .open ? "not flushed" : state == .failed ? "failed or cancelled" : "already finished")") }
+    guard state == .flushed else {
+      throw VideoError.io(
+        "\(settings.path): the writer is \(state == .open ? "not flushed" : state == .failed ? "failed or cancelled" : "already finished")"
+      )
+    }
     do {
       try temporary?.commit()  // fsyncs and closes the descriptor, reporting a failed close, then renames
     } catch {

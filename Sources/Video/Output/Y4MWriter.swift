@@ -14,7 +14,8 @@ final class Y4MWriter {
     path = settings.path
     // C420jpeg: chroma sited in the centre of each 2x2 block, as FrameConverter averages it.
     let colour = settings.bitDepth == 10 ? "C420p10 XYSCSS=420P10" : "C420jpeg XYSCSS=420JPEG"
-    let header = "YUV4MPEG2 W\(settings.width) H\(settings.height) F\(settings.fps):1 Ip A1:1 \(colour) XCOLORRANGE=LIMITED\(settings.segment.map { " " + $0.y4mParameter } ?? "")\n"
+    let header =
+      "YUV4MPEG2 W\(settings.width) H\(settings.height) F\(settings.fps):1 Ip A1:1 \(colour) XCOLORRANGE=LIMITED\(settings.segment.map { " " + $0.y4mParameter } ?? "")\n"
     try write(Array(header.utf8))
   }
 

@@ -49,7 +49,8 @@ public final class InputFile {
     }
     guard info.st_size <= limit else {
       close(fd)
-      throw VideoError.invalidSettings("\(path): \(info.st_size) bytes; expected a \(what) of at most \(Self.bytes(limit))")
+      throw VideoError.invalidSettings(
+        "\(path): \(info.st_size) bytes; expected a \(what) of at most \(Self.bytes(limit))")
     }
     // A regular file never blocks, but libav and read(2) loops expect blocking semantics.
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
@@ -59,9 +60,13 @@ public final class InputFile {
 
   /// Throws for a name no file can have: empty, or holding a NUL (C would read it cut short).
   public static func checkName(_ path: String, what: String) throws {
-    if path.isEmpty { throw VideoError.invalidSettings("an empty name was given for the \(what); expected a file path") }
+    if path.isEmpty {
+      throw VideoError.invalidSettings("an empty name was given for the \(what); expected a file path")
+    }
     if path.utf8.contains(0) {
-      throw VideoError.invalidSettings("\(path.replacingOccurrences(of: "\u{0}", with: "\\0")): the \(what) name holds a NUL character; expected a file path")
+      throw VideoError.invalidSettings(
+        "\(path.replacingOccurrences(of: "\u{0}", with: "\\0")): the \(what) name holds a NUL character; expected a file path"
+      )
     }
   }
 
@@ -97,6 +102,7 @@ public final class InputFile {
   }
 
   private static func bytes(_ n: Int64) -> String {
-    n >= 1 << 30 && n % (1 << 30) == 0 ? "\(n >> 30) GiB" : n >= 1 << 20 && n % (1 << 20) == 0 ? "\(n >> 20) MiB" : "\(n) bytes"
+    n >= 1 << 30 && n % (1 << 30) == 0
+      ? "\(n >> 30) GiB" : n >= 1 << 20 && n % (1 << 20) == 0 ? "\(n >> 20) MiB" : "\(n) bytes"
   }
 }

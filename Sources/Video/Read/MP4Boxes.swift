@@ -77,7 +77,8 @@ enum MP4Boxes {
           let hdlr = boxes(in: moov, from: mdia.start, to: mdia.end).first(where: { $0.type == "hdlr" }),
           hdlr.start + 12 <= hdlr.end
         else { continue }
-        let handler = String(decoding: moov[(moov.startIndex + hdlr.start + 8)..<(moov.startIndex + hdlr.start + 12)], as: UTF8.self)
+        let handler = String(
+          decoding: moov[(moov.startIndex + hdlr.start + 8)..<(moov.startIndex + hdlr.start + 12)], as: UTF8.self)
         guard handler == "vide" else { continue }
         edits = 0
         if let edts = children.first(where: { $0.type == "edts" }),

@@ -149,7 +149,9 @@ public final class VideoReader {
     let stride = [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3].map(Int.init)
     func sample(_ plane: Int, _ x: Int, _ y: Int) -> Float {
       guard let base = data[plane] else { return 0 }
-      if wide { return Float(UnsafeRawPointer(base + y * stride[plane]).loadUnaligned(fromByteOffset: x * 2, as: UInt16.self)) }
+      if wide {
+        return Float(UnsafeRawPointer(base + y * stride[plane]).loadUnaligned(fromByteOffset: x * 2, as: UInt16.self))
+      }
       return Float(base[y * stride[plane] + x])
     }
     let alphaPlane = Int(d.comp.3.plane)
@@ -173,13 +175,16 @@ public final class VideoReader {
   private func convertOther(_ f: UnsafeMutablePointer<AVFrame>, into image: Image) throws {
     let format = AVPixelFormat(rawValue: f.pointee.format)
     if scale == nil {
-      scale = try ScaleContext(width: image.width, height: image.height, from: format, to: AV_PIX_FMT_RGBA64LE, path: path)
+      scale = try ScaleContext(
+        width: image.width, height: image.height, from: format, to: AV_PIX_FMT_RGBA64LE, path: path)
     }
     guard let scale else { return }
     let stride = image.width * 8
     let buffer = UnsafeMutablePointer<UInt16>.allocate(capacity: image.width * image.height * 4)
     defer { buffer.deallocate() }
-    var destination: [UnsafeMutablePointer<UInt8>?] = [UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+    var destination: [UnsafeMutablePointer<UInt8>?] = [
+      UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: UInt8.self), nil, nil, nil,
+    ]
     var destinationStride: [Int32] = [Int32(stride), 0, 0, 0]
     let source: [UnsafePointer<UInt8>?] = [f.pointee.data.0, f.pointee.data.1, f.pointee.data.2, f.pointee.data.3].map {
       $0.map { UnsafePointer($0) }
@@ -189,7 +194,9 @@ public final class VideoReader {
       sws_scale(scale.pointer, source, sourceStride, 0, Int32(image.height), &destination, &destinationStride),
       "sws_scale", path: path)
     for i in 0..<image.count {
-      let v = SIMD4<Float>(Float(buffer[i * 4]), Float(buffer[i * 4 + 1]), Float(buffer[i * 4 + 2]), Float(buffer[i * 4 + 3])) / 65535
+      let v =
+        SIMD4<Float>(Float(buffer[i * 4]), Float(buffer[i * 4 + 1]), Float(buffer[i * 4 + 2]), Float(buffer[i * 4 + 3]))
+        / 65535
       let a = keepAlpha ? v.w : 1
       image.pixels[i] = Pixel(v.x * a, v.y * a, v.z * a, a)
     }
@@ -239,7 +246,9 @@ public final class VideoReader {
     let formatName = name(fc.pointee.iformat.pointee.name)
     let isMP4 = formatName.contains("mp4") || formatName.contains("mov")
     let boxes = isMP4 ? MP4Boxes.inspect(descriptor: file.descriptor) : (moovFirst: nil, editListCount: nil)
-    let alpha = av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) == "1" } ?? false
+    let alpha =
+      av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) == "1" }
+      ?? false
     let timeBase = AVRational(num: 1, den: AV_TIME_BASE)
     return StreamInfo(
       formatName: formatName,

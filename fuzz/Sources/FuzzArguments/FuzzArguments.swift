@@ -1,5 +1,6 @@
 import Foundation
 import Loopsmith
+
 @testable import LoopsmithCLI
 
 /// One command line, a word per line: parsed as `render` parses it and made into a job the way
@@ -13,7 +14,9 @@ public func fuzzArguments(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   guard let parsed = try? ParsedArguments(words, specs: RenderCommand.options) else { return 0 }
   var base = RenderRequest()
   base.effect = parsed.positionals.first
-  guard var request = try? base.merged(with: RenderCommand.requestFromFlags(parsed, effect: base.effect)) else { return 0 }
+  guard var request = try? base.merged(with: RenderCommand.requestFromFlags(parsed, effect: base.effect)) else {
+    return 0
+  }
   request.audio = nil  // files are the table test's business: a fuzzer must not decode /dev/zero
   request.levels = nil
   _ = try? request.job(defaultOutputs: ["fuzz.mp4"])
@@ -25,7 +28,8 @@ public func fuzzArguments(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 @_silgen_name("LLVMFuzzerRunDriver")
 func runFuzzerDriver(
   _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ test: @convention(c) (UnsafeRawPointer, Int) -> CInt) -> CInt
+  _ test: @convention(c) (UnsafeRawPointer, Int) -> CInt
+) -> CInt
 
 @_cdecl("fuzz_arguments_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {

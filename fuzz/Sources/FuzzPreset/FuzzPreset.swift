@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Loopsmith
 
 /// One preset file's bytes: decoded, and when valid made into a job (never rendered).
@@ -20,7 +21,8 @@ public func fuzzPreset(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 @_silgen_name("LLVMFuzzerRunDriver")
 func runFuzzerDriver(
   _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ test: @convention(c) (UnsafeRawPointer, Int) -> CInt) -> CInt
+  _ test: @convention(c) (UnsafeRawPointer, Int) -> CInt
+) -> CInt
 
 @_cdecl("fuzz_preset_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Raster
 
 /// Bytes as a program of drawing calls on a small canvas: paths of lines and curves, fills and
@@ -79,10 +80,18 @@ func play(_ reader: inout Reader, _ context: inout GraphicsContext, depth: Int, 
   while !reader.done && budget > 0 {
     budget -= 1
     let op = reader.byte() % 16
-    if tracing { FileHandle.standardError.write(Data("depth \(depth) op \(op) at byte \(reader.index) transform \(context.transform) filters \(context.filters)\n".utf8)) }
+    if tracing {
+      FileHandle.standardError.write(
+        Data(
+          "depth \(depth) op \(op) at byte \(reader.index) transform \(context.transform) filters \(context.filters)\n"
+            .utf8))
+    }
     switch op {
     case 0, 1: context.fill(reader.path(), with: reader.shading(), rule: reader.byte() % 2 == 0 ? .nonZero : .evenOdd)
-    case 2: context.stroke(reader.path(), with: reader.shading(), style: StrokeStyle(lineWidth: reader.float(), miterLimit: reader.float()))
+    case 2:
+      context.stroke(
+        reader.path(), with: reader.shading(), style: StrokeStyle(lineWidth: reader.float(), miterLimit: reader.float())
+      )
     case 3: context.translateBy(x: Double(reader.float()), y: Double(reader.float()))
     case 4: context.rotate(by: Double(reader.float()))
     case 5: context.scaleBy(x: Double(reader.float()), y: Double(reader.float()))
@@ -99,7 +108,9 @@ func play(_ reader: inout Reader, _ context: inout GraphicsContext, depth: Int, 
       let color = reader.color()
       let radius = Double(reader.float())
       if tracing { FileHandle.standardError.write(Data("  shadow \(color) radius \(radius)\n".utf8)) }
-      context.drawLayer(shadow: color, radius: radius) { inner in play(&reader, &inner, depth: depth + 1, budget: &budget) }
+      context.drawLayer(shadow: color, radius: radius) { inner in
+        play(&reader, &inner, depth: depth + 1, budget: &budget)
+      }
     case 13 where depth < 3:
       let weights = (0..<Int(reader.byte() % 3 + 1)).map { _ in Double(reader.float()) }
       context.drawBlended(weights: weights) { _, inner in play(&reader, &inner, depth: depth + 1, budget: &budget) }
@@ -108,7 +119,10 @@ func play(_ reader: inout Reader, _ context: inout GraphicsContext, depth: Int, 
       let mesh = MeshGradient(
         width: 2, height: 2, points: (0..<4).map { _ in reader.point() }, colors: (0..<4).map { _ in reader.color() },
         background: reader.color(), smoothsColors: reader.byte() % 2 == 0)
-      context.drawMesh(mesh, in: reader.byte() % 2 == 0 ? nil : Rect(x: reader.float(), y: reader.float(), width: reader.float(), height: reader.float()))
+      context.drawMesh(
+        mesh,
+        in: reader.byte() % 2 == 0
+          ? nil : Rect(x: reader.float(), y: reader.float(), width: reader.float(), height: reader.float()))
     default:
       let image = Image(width: 4, height: 4)
       image.fill(Pixel(1, 0.5, 0.25, 1))
@@ -142,7 +156,8 @@ public func fuzzRaster(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 @_silgen_name("LLVMFuzzerRunDriver")
 func runFuzzerDriver(
   _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ test: @convention(c) (UnsafeRawPointer, Int) -> CInt) -> CInt
+  _ test: @convention(c) (UnsafeRawPointer, Int) -> CInt
+) -> CInt
 
 @_cdecl("fuzz_raster_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
