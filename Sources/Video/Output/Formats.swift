@@ -142,7 +142,9 @@ public enum VideoCodec: String, CaseIterable, Sendable {
 
   /// Every quality value some codec takes: the widest range a `crf` setting can have.
   public static var qualityRange: ClosedRange<Int> {
-    let ranges = allCases.compactMap(\.spec.quality?.range)
+    // A closure, not the key path \.spec.quality?.range: projecting that optional chain through a
+    // key path makes the Swift runtime memcpy overlapping buffers, which AddressSanitizer stops on.
+    let ranges = allCases.compactMap { $0.spec.quality?.range }
     return ranges.map(\.lowerBound).min()!...ranges.map(\.upperBound).max()!
   }
 
