@@ -69,10 +69,10 @@ import _TestSupport
   }
 
   /// Every render flag a preset should carry has a key: the ones left out describe the machine
-  /// (threads), not the video.
+  /// (threads) or its share of the work (`--frames`, a segment), not the video.
   @Test func everyRenderFlagButTheMachinesHasAPresetKey() {
     let withoutKey = RenderSetting.all.filter { $0.presetKey == nil }.map(\.flag)
-    #expect(Set(withoutKey).isSubset(of: ["threads", "encoder-threads"]), "\(withoutKey)")
+    #expect(Set(withoutKey).isSubset(of: ["threads", "encoder-threads", "frames"]), "\(withoutKey)")
     #expect(Preset.keys.contains("x264Preset"))
   }
 
