@@ -17,6 +17,9 @@ final class Encoder {
   /// Pixels from frames across the loop, collected before the first frame (GIFPalette.Sampler).
   private var paletteSampler: GIFPalette.Sampler?
   private(set) var framesSent = 0
+  /// The header and trailer written: a muxer frees what it holds in its trailer.
+  private var headerWritten = false
+  private var trailerWritten = false
   private(set) var packetsWritten = 0
 
   init(settings: OutputSettings, layout: PixelLayout, temporary: TemporaryOutput) throws {
@@ -98,7 +101,15 @@ final class Encoder {
     let muxerOptions = Options()
     for option in settings.format.spec.options(fps: settings.fps) { muxerOptions.set(option.name, option.value) }
     try check(avformat_write_header(output.pointer, &muxerOptions.pointer), "avformat_write_header", path: path)
+    headerWritten = true
     try muxerOptions.requireAllUsed(by: "avformat_write_header (\(settings.format.spec.muxer))", path: path)
+  }
+
+  deinit {
+    // FFmpeg 5.1's GIF muxer holds the last packet until its trailer and has no deinit, so a write
+    // that failed (a full disk) or a cancelled render would leak it; its trailer frees it. What it
+    // writes goes to a temporary that is about to be deleted.
+    if headerWritten && !trailerWritten && settings.format == .gif { av_write_trailer(output.pointer) }
   }
 
   /// The GOP length: the whole loop, so the only key frame is frame 0 (docs/ENCODING.md, Seamless loops).
@@ -316,6 +327,7 @@ final class Encoder {
         message: "the encoder returned \(packetsWritten) packets for \(framesSent) frames", path: path)
     }
     try encodeAudio(final: true)
+    trailerWritten = true
     try check(av_write_trailer(output.pointer), "av_write_trailer", path: path)
     if let pb = output.pointer.pointee.pb, pb.pointee.error < 0 {
       try check(pb.pointee.error, "avio_write", path: path)
