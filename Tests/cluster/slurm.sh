@@ -178,9 +178,9 @@ assert all(r["status"] in ("rendered", "skipped") for r in rows), rows
 assert {r["preset"] for r in rows} == {"aurora-mesh", "blob-morph-loader", "color-orbs", "voice-orb-speaking", "weather-rain"}, rows
 html = open(os.path.join(folder, "index.html")).read()
 for path in want:
-    assert f'<source src="{path}"' in html, f"index.html does not play {path}"
+    assert f'<source src="./{path}"' in html, f"index.html does not play {path}"
 for preset in {r["preset"] for r in rows}:
-    assert f'poster="posters/{preset}.png"' in html, f"index.html has no poster for {preset}"
+    assert f'poster="./posters/{preset}.png"' in html, f"index.html has no poster for {preset}"
     with open(os.path.join(folder, "posters", preset + ".png"), "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n", preset
 print(f"test-cluster: manifest lists {len(rows)} outputs with their sha256; index.html shows each, with posters")
