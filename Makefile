@@ -20,7 +20,7 @@ ifeq ($(filter x86-64 x86-64-v3,$(CPU)),)
 endif
 RELEASE    := -c release $(CPU_FLAGS_$(CPU))
 
-.PHONY: deps build demo test test-gallery test-sanitize fuzz schema install renders bench bench-setup check-cpu clean
+.PHONY: deps browser build demo test test-gallery test-sanitize fuzz schema install renders bench bench-setup check-cpu clean
 
 ## deps: install the libav development packages with apt-get when pkg-config cannot find them
 deps:
@@ -30,6 +30,16 @@ deps:
 	  echo "deps: installing $(DEPS_PKGS)"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(DEPS_PKGS); \
+	fi
+
+## browser: Debian's chromium, which the tests that play our files in a browser run headless
+browser:
+	@if command -v chromium >/dev/null 2>&1; then \
+	  echo "browser: $$(chromium --version 2>/dev/null)"; \
+	else \
+	  echo "browser: installing chromium"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core; \
 	fi
 
 ## build: the release binary at .build/release/loopsmith, for CPU (see above)
@@ -45,7 +55,7 @@ demo: build
 	@echo "demo: wrote renders/color-orbs.mp4 and renders/color-orbs.png"
 
 ## test: set up, then the whole test suite (the end-to-end tests use the debug binary they build)
-test: deps
+test: deps browser
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
