@@ -20,7 +20,14 @@ enum BatchCommand {
       "shards", value: "n",
       "The number of shards when the index comes from JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID or AWS_BATCH_JOB_ARRAY_INDEX."
     ),
-    OptionSpec("merge", "Combine the manifests (and files) of the shards' folders given as arguments into --out."),
+    OptionSpec(
+      "split", value: "n",
+      "Split every preset's frames into n parts, each a segment in --out/segments; the shard (--shard K/N or the scheduler's) takes parts in turn, so with N = n shard K renders part K of every preset. --merge joins them."
+    ),
+    OptionSpec(
+      "merge",
+      "Combine the manifests (and files) of the shards' folders given as arguments into --out; join the segments of --split (no re-encoding) and remove them."
+    ),
     OptionSpec("gallery", "Write index.html: each output as a looping video with a poster of frame 0."),
     OptionSpec("size", value: "WxH", "Override every preset's size in pixels (tests, CI previews)."),
     OptionSpec("scale", value: "s", "Override every preset's pixels per point."),
@@ -51,7 +58,7 @@ enum BatchCommand {
     }
     let quiet = parsed.has("quiet")
     if parsed.has("merge") {
-      for flag in ["shard", "shards", "dry-run", "force", "jobs", "size", "scale", "fps", "duration"]
+      for flag in ["shard", "shards", "split", "dry-run", "force", "jobs", "size", "scale", "fps", "duration"]
       where parsed.has(flag) {
         throw InputError(
           "--\(flag): not used with --merge; expected loopsmith batch --merge DIR... --out DIR [--gallery]")
@@ -66,6 +73,7 @@ enum BatchCommand {
     options.force = parsed.has("force")
     options.noOverwrite = parsed.has("no-overwrite")
     options.gallery = parsed.has("gallery")
+    options.split = try parsed.int("split")
     options.shard = try BatchShard.resolve(
       shard: parsed.last("shard"), shards: parsed.int("shards"), environment: environment)
     var overrides = RenderRequest()

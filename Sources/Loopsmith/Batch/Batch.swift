@@ -20,6 +20,9 @@ public struct BatchOptions: Sendable {
   /// `-n`: a preset that would write over an existing file fails instead (up-to-date presets are
   /// still skipped: they write nothing).
   public var noOverwrite = false
+  /// `--split N`: every preset's frames in N parts, each a segment (`segments/`), which
+  /// `batch --merge` joins; the shard then takes parts of presets (`Batch.units`).
+  public var split: Int?
 
   public init(inputs: [String], outDir: String) { (self.inputs, self.outDir) = (inputs, outDir) }
 }
@@ -51,6 +54,11 @@ public struct BatchEntry: Sendable, Equatable {
   public var error: String?
   /// SHA-256 of the preset file, its effective parameters and the tool version.
   public var key: String?
+  /// A segment of `--split`: part `part` of `parts` of the output `segmentOf` (a name in the
+  /// folder `batch --merge` writes), at `path` (`segments/NAME.partKofN.EXT`).
+  public var segmentOf: String?
+  public var part: Int?
+  public var parts: Int?
 
   public init(preset: String, presetFile: String, status: Status) {
     (self.preset, self.presetFile, self.status) = (preset, presetFile, status)
@@ -75,6 +83,8 @@ public struct BatchEntry: Sendable, Equatable {
     o["seconds"] = (seconds * 1000).rounded() / 1000
     if let error { o["error"] = error }
     if let key { o["key"] = key }
+    if let segmentOf { o["segmentOf"] = segmentOf }
+    if let part, let parts { (o["part"], o["parts"]) = (part, parts) }
     return o
   }
 
@@ -98,6 +108,9 @@ public struct BatchEntry: Sendable, Equatable {
     seconds = o["seconds"] as? Double ?? 0
     error = o["error"] as? String
     key = o["key"] as? String
+    segmentOf = o["segmentOf"] as? String
+    part = o["part"] as? Int
+    parts = o["parts"] as? Int
   }
 }
 
@@ -151,6 +164,22 @@ public struct BatchManifest: Sendable {
         )
       }
       if let p = e.path { _ = try Confinement.path(p, in: dir, field: "outputs[\(i)].path", file: path) }
+      if row["part"] != nil || row["parts"] != nil || row["segmentOf"] != nil {
+        guard let part = e.part, let parts = e.parts, part >= 1, part <= parts, parts <= Batch.maxSplit else {
+          throw InputError(
+            "\(path): 'outputs[\(i)]': 'part' and 'parts' must be whole numbers with 1 <= part <= parts <= \(Batch.maxSplit); expected a segment of batch --split"
+          )
+        }
+        if let of = e.segmentOf, !Batch.isPlainName(of) {
+          throw InputError(
+            "\(path): 'outputs[\(i)].segmentOf': not a plain file name; expected the output name the segment joins into"
+          )
+        }
+        if e.status != .failed && (e.segmentOf == nil || e.path == nil) {
+          throw InputError(
+            "\(path): 'outputs[\(i)]': a segment without 'path' and 'segmentOf'; expected both for a rendered segment")
+        }
+      }
       entries.append(e)
     }
     return BatchManifest(entries: entries)
@@ -295,14 +324,62 @@ public enum Batch {
     var outputs: [String]
     var key: String?
     var error: String?
+    /// With `--split`: this is part `part` of `parts` of the preset, and `outputs` are its segments,
+    /// which join into `finals` (the preset's own output names, in the same order).
+    var part: Int? = nil
+    var parts: Int? = nil
+    var finals: [String] = []
+    /// The name in logs and `--dry-run`: the preset's, and its part with `--split`.
+    var label: String { part.map { "\(source.name) part \($0)/\(parts ?? 0)" } ?? source.name }
   }
 
-  static func prepare(_ source: Source, options: BatchOptions, threads: Int) -> Prepared {
+  /// The most parts `--split` takes.
+  static let maxSplit = 10_000
+
+  /// The segment of part K of N of output `name` (a plain name), relative to the folder:
+  /// `segments/NAME.partKofN.EXT`, so that parts of one output sort together and keep its format.
+  public static func segmentName(_ name: String, part: Int, of parts: Int) -> String {
+    let ext = (name as NSString).pathExtension
+    return "segments/\((name as NSString).deletingPathExtension).part\(part)of\(parts).\(ext)"
+  }
+
+  static func prepare(_ source: Source, part: Int? = nil, options: BatchOptions, threads: Int) -> Prepared {
     var prepared = Prepared(source: source, job: nil, request: nil, outputs: [], key: nil, error: nil)
+    prepared.part = part
+    prepared.parts = part == nil ? nil : options.split
     do {
       let preset = try Preset.load(path: source.path)
       var request = preset.request.merged(with: options.overrides)
       let names = request.outputs.isEmpty ? [source.name + ".mp4"] : request.outputs
+      if let part, let n = options.split {
+        // The whole job, then its part: the key is the whole render's and the split's, the same
+        // for every part, so that the merge can tell segments of one render.
+        for name in names where !(OutputFormat(path: name).map(SegmentJoin.formats.contains) ?? false) {
+          throw InputError(
+            "--split: '\(name)' cannot be joined; expected .mp4, .mov, .webm or .y4m outputs (render this preset without --split)"
+          )
+        }
+        let segments = names.map { segmentName($0, part: part, of: n) }
+        prepared.finals = names
+        prepared.outputs = segments
+        request.outputs = segments.map { (options.outDir as NSString).appendingPathComponent($0) }
+        request.threads = threads
+        let whole = try request.job()
+        guard whole.frameCount >= n else {
+          throw InputError(
+            "--split \(n): \(source.name) has \(whole.frameCount) frames; expected at most one part per frame")
+        }
+        let job: RenderJob
+        do {
+          job = try whole.segment("\(part)/\(n)")
+        } catch {
+          throw InputError(message(for: error).replacingOccurrences(of: "--frames:", with: "--split \(n):"))
+        }
+        prepared.job = job
+        prepared.request = request
+        prepared.key = try key(source: source, request: request, job: whole, names: names, split: n)
+        return prepared
+      }
       prepared.outputs = names
       request.outputs = names.map { (options.outDir as NSString).appendingPathComponent($0) }
       request.threads = threads
@@ -317,8 +394,10 @@ public enum Batch {
   }
 
   /// SHA-256 of the tool version, the preset file's bytes, and the effective values of everything
-  /// that shapes the pixels or the encoding (the job after defaults and overrides).
-  static func key(source: Source, request: RenderRequest, job: RenderJob, names: [String]) throws -> String {
+  /// that shapes the pixels or the encoding (the job after defaults and overrides, and `--split`).
+  static func key(
+    source: Source, request: RenderRequest, job: RenderJob, names: [String], split: Int? = nil
+  ) throws -> String {
     guard let bytes = FileManager.default.contents(atPath: source.path) else {
       throw RenderFailure("\(source.path): cannot read the file")
     }
@@ -343,6 +422,7 @@ public enum Batch {
     for file in [request.audio, request.levels].compactMap({ $0 }) {
       lines.append("input \(file) \(SHA256.hex(ofFile: file) ?? "unreadable")")
     }
+    if let split { lines.append("split \(split)") }
     return SHA256.hex(lines.joined(separator: "\n"))
   }
 
@@ -375,6 +455,35 @@ public enum Batch {
     return all.filter { keep.contains($0.name) }
   }
 
+  /// What this machine renders: its shard of the presets, or with `--split N` its shard of the
+  /// parts. The parts are listed preset by preset in name order, part 1 to N of each, and shard K
+  /// of M takes every M-th from the K-th: with M = N (an array of N tasks), shard K renders part K
+  /// of every preset; with M = 1 (or no shard) one machine renders every part; any M covers each
+  /// part once.
+  static func units(_ options: BatchOptions) throws -> [(source: Source, part: Int?)] {
+    guard let n = options.split else { return try selected(options).map { ($0, nil) } }
+    guard n >= 1, n <= maxSplit else {
+      throw InputError("--split: '\(n)' is not valid; expected a whole number of parts from 1 to \(maxSplit)")
+    }
+    let all = try discover(options.inputs).flatMap { s in (1...n).map { (source: s, part: Optional($0)) } }
+    guard let shard = options.shard else { return all }
+    return all.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
+  }
+
+  /// Which entries already in the folder the prepared units replace: every entry of a preset
+  /// rendered whole; of a preset split, its entries for the parts rendered now and any of
+  /// another split count (the other parts are other machines').
+  static func replaces(_ prepared: [Prepared]) -> (BatchEntry) -> Bool {
+    let whole = Set(prepared.filter { $0.part == nil }.map(\.source.name))
+    var parts: [String: (count: Int, done: Set<Int>)] = [:]
+    for p in prepared { if let k = p.part, let n = p.parts { parts[p.source.name, default: (n, [])].done.insert(k) } }
+    return { e in
+      if whole.contains(e.preset) { return true }
+      guard let split = parts[e.preset], let k = e.part, let n = e.parts else { return false }
+      return n != split.count || split.done.contains(k)
+    }
+  }
+
   static func checkOutputCollisions(_ prepared: [Prepared]) throws {
     var owner: [String: String] = [:]
     for p in prepared {
@@ -391,16 +500,16 @@ public enum Batch {
 
   /// `--dry-run`: what would render and what is up to date, rendering nothing.
   public static func plan(_ options: BatchOptions) throws -> [BatchPlanLine] {
-    let sources = try selected(options)
+    let units = try units(options)
     let previous = try previousEntries(options.outDir)
-    let prepared = sources.map { prepare($0, options: options, threads: 1) }
+    let prepared = units.map { prepare($0.source, part: $0.part, options: options, threads: 1) }
     try checkOutputCollisions(prepared)
     return prepared.map { p in
       let status: BatchPlanLine.Status =
         p.error != nil
         ? .invalid
         : (!options.force && isUpToDate(p, previous: previous, dir: options.outDir) != nil ? .upToDate : .render)
-      return BatchPlanLine(name: p.source.name, status: status, outputs: p.outputs, error: p.error)
+      return BatchPlanLine(name: p.label, status: status, outputs: p.outputs, error: p.error)
     }
   }
 
@@ -421,17 +530,24 @@ public enum Batch {
     guard cores >= 1, cores <= 256 else {
       throw InputError("--threads: '\(cores)' is not valid; expected a whole number from 1 to 256")
     }
-    let sources = try selected(options)
+    let units = try units(options)
     let dir = options.outDir
     do {
       try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     } catch {
       throw RenderFailure("\(dir): cannot create the output folder")
     }
+    if options.split != nil {
+      let segments = (dir as NSString).appendingPathComponent("segments")
+      try? FileManager.default.createDirectory(atPath: segments, withIntermediateDirectories: true)
+      guard Confinement.isInside(segments, folder: dir), isFolder(segments) else {
+        throw RenderFailure("\(segments): cannot create the folder, or it leaves \(dir) through a symbolic link")
+      }
+    }
     try BatchFolder.withLock(dir) { BatchFolder.removeStaleTemporaries(in: dir) }
     let previous = try previousEntries(dir)
     let perJob = threadsPerJob(cores: cores, jobs: jobs)
-    let prepared = sources.map { prepare($0, options: options, threads: perJob) }
+    let prepared = units.map { prepare($0.source, part: $0.part, options: options, threads: perJob) }
     try checkOutputCollisions(prepared)
 
     let results = ResultBox(count: prepared.count)
@@ -446,7 +562,7 @@ public enum Batch {
         defer { group.leave() }
         while let i = next.take(below: prepared.count) {
           if Cancellation.signal != nil { break }
-          log?("\(prepared[i].source.name): started (\(i + 1) of \(prepared.count))")
+          log?("\(prepared[i].label): started (\(i + 1) of \(prepared.count))")
           let entries = renderOne(prepared[i], options: options, previous: previous)
           results.set(i, entries)
           for e in entries where e.path != nil || e.status == .failed {
@@ -465,14 +581,15 @@ public enum Batch {
       // ended (the one cut short as failed, so the next run renders it), presets never reached
       // keep what the manifest said of them, and no file is listed that is not there.
       let done = zip(prepared, results.all).filter { !$0.1.isEmpty }
-      try BatchFolder.mergeManifest(dir, presets: Set(done.map(\.0.source.name)), entries: done.flatMap(\.1))
+      try BatchFolder.mergeManifest(
+        dir, presets: [], entries: done.flatMap(\.1), replacing: replaces(done.map(\.0)))
       throw Interrupted(signal: signal)
     }
     // Merged, never replaced: presets of other batches (run at once into this folder, or a subset
-    // run before) keep their entries.
+    // run before) keep their entries, and so do the other parts of a split preset.
     let entries = results.all.flatMap { $0 }
     try BatchFolder.mergeManifest(
-      dir, presets: Set(prepared.map(\.source.name)), entries: entries, gallery: options.gallery)
+      dir, presets: [], entries: entries, replacing: replaces(prepared), gallery: options.gallery)
     return BatchReport(manifest: BatchManifest(entries: entries), seconds: Date().timeIntervalSince(start))
   }
 
@@ -481,16 +598,19 @@ public enum Batch {
     let dir = options.outDir
     func failed(_ error: String) -> [BatchEntry] {
       let paths: [String?] = p.outputs.isEmpty ? [nil] : p.outputs.map { $0 }
-      return paths.map { path in
+      return paths.enumerated().map { i, path in
         var e = BatchEntry(preset: p.source.name, presetFile: p.source.path, status: .failed)
         e.path = path
         e.format = path.flatMap { OutputFormat(path: $0)?.rawValue }
         e.error = error
         e.key = p.key
         e.seconds = Date().timeIntervalSince(start)
+        e.marked(as: p, output: i)
         return e
       }
     }
+    // A preset's poster is its frame 0: with --split, the part that holds it draws it.
+    let drawsPoster = options.gallery && (p.part ?? 1) == 1
     guard let job = p.job, p.error == nil else { return failed(p.error ?? "failed") }
     if !options.force, var kept = isUpToDate(p, previous: previous, dir: dir) {
       for i in kept.indices {
@@ -502,7 +622,7 @@ public enum Batch {
           kept[i].codecs = Gallery.codecs(path: (dir as NSString).appendingPathComponent(kept[i].path ?? ""))
         }
       }
-      if options.gallery,
+      if drawsPoster,
         !FileManager.default.fileExists(
           atPath: (dir as NSString).appendingPathComponent(Gallery.posterName(p.source.name)))
       {
@@ -516,7 +636,7 @@ public enum Batch {
     }
     do {
       let result = try RenderPipeline.run(job)
-      if options.gallery { Gallery.tryPoster(p, dir: dir) }
+      if drawsPoster { Gallery.tryPoster(p, dir: dir) }
       let seconds = Date().timeIntervalSince(start)
       return zip(p.outputs, zip(job.outputs, result.files)).map { name, pair in
         let (settings, file) = pair
@@ -535,6 +655,7 @@ public enum Batch {
         e.seconds = seconds
         e.key = p.key
         if options.gallery { e.codecs = Gallery.codecs(path: file.path) }
+        e.marked(as: p, output: p.outputs.firstIndex(of: name) ?? 0)
         return e
       }
     } catch {
@@ -543,10 +664,14 @@ public enum Batch {
   }
 
   /// `--merge`: the shards' manifests as one, their files copied into `out` (when it is another
-  /// folder). All or nothing: every manifest is read and checked (its paths confined to its
-  /// folder, each preset and each path in one shard only, each file there) before anything is
-  /// copied; the files are copied to temporaries beside their places and renamed only when all
-  /// copies succeeded. A preset or path in two shards is an error (exit 2).
+  /// folder), and the segments of `--split` joined (`SegmentJoin`, without re-encoding) into
+  /// their outputs. All or nothing: every manifest is read and checked (its paths confined to its
+  /// folder, each whole preset and each path in one shard only, each file there, every part of
+  /// every split output listed, there and with the sha256 its manifest recorded) before anything
+  /// is written; the files are copied and joined to temporaries beside their places and renamed
+  /// only when all succeeded. A preset or path in two shards is an error (exit 2); a missing or
+  /// corrupt segment is an error naming it (exit 1). The segments of a joined output are removed
+  /// (with their manifests' entries) only once the joined files and the manifest are in place.
   public static func merge(_ dirs: [String], into out: String, gallery: Bool) throws -> BatchReport {
     let start = Date()
     guard !dirs.isEmpty else {
@@ -564,11 +689,12 @@ public enum Batch {
     var pathFrom: [String: String] = [:]
     var entries: [BatchEntry] = []
     var copies: [(src: String, dst: String)] = []
+    var pieces: [Piece] = []
     for dir in dirs {
       guard let manifest = try BatchManifest.read(dir: dir) else {
         throw InputError("\(dir): no \(BatchManifest.fileName); expected the output folder of a batch shard")
       }
-      for preset in Set(manifest.entries.map(\.preset)).sorted() {
+      for preset in Set(manifest.entries.filter { $0.parts == nil }.map(\.preset)).sorted() {
         if let other = from[preset] {
           throw InputError("preset '\(preset)' is in both \(other) and \(dir); expected disjoint shards")
         }
@@ -584,9 +710,16 @@ public enum Batch {
       let same = URL(fileURLWithPath: dir).standardizedFileURL.resolvingSymlinksInPath().path == outPath
       let manifestFile = (dir as NSString).appendingPathComponent(BatchManifest.fileName)
       for (i, e) in manifest.entries.enumerated() {
-        entries.append(e)
+        if e.parts != nil {
+          let src = try e.path.map {
+            try Confinement.path($0, in: dir, field: "outputs[\(i)].path", file: manifestFile)
+          }
+          pieces.append(Piece(entry: e, dir: dir, manifest: manifestFile, file: src))
+        } else {
+          entries.append(e)
+        }
         guard !same else { continue }
-        if let path = e.path, e.status != .failed {
+        if let path = e.path, e.status != .failed, e.parts == nil {
           let src = try Confinement.path(path, in: dir, field: "outputs[\(i)].path", file: manifestFile)
           guard isRegularFile(src) else {
             throw InputError(
@@ -601,6 +734,8 @@ public enum Batch {
         }
       }
     }
+    let (joins, failed) = try planJoins(pieces, wholeFrom: from, dirs: dirs, out: out)
+    entries += failed
     if copies.contains(where: { $0.dst.hasPrefix((out as NSString).appendingPathComponent("posters/")) }) {
       try? fm.createDirectory(
         atPath: (out as NSString).appendingPathComponent("posters"), withIntermediateDirectories: true)
@@ -608,7 +743,7 @@ public enum Batch {
         throw InputError("\(out)/posters: leaves the output folder through a symbolic link; expected a folder")
       }
     }
-    // Copy everything to temporaries first; only when every copy is whole are they renamed.
+    // Copy and join everything to temporaries first; only when every one is whole are they renamed.
     var staged: [(tmp: String, dst: String)] = []
     do {
       for (i, c) in copies.enumerated() {
@@ -616,6 +751,13 @@ public enum Batch {
         let tmp = temporaryPath(for: c.dst, tag: "m\(i)")
         staged.append((tmp, c.dst))
         try copyFile(c.src, to: tmp)
+      }
+      for (i, j) in joins.enumerated() {
+        try Cancellation.check()
+        let tmp = temporaryPath(for: j.dst, tag: "j\(i)")
+        staged.append((tmp, j.dst))
+        unlink(tmp)  // ours (this pid's name), from an earlier failed attempt
+        entries.append(try join(j, staging: tmp, gallery: gallery))
       }
       try Cancellation.check()
     } catch {
@@ -629,7 +771,160 @@ public enum Batch {
     }
     let shards = Set(entries.map(\.preset))
     try BatchFolder.mergeManifest(out, presets: shards, entries: entries, gallery: gallery)
+    removeSegments(joins.flatMap(\.pieces), out: out)
     return BatchReport(manifest: BatchManifest(entries: entries), seconds: Date().timeIntervalSince(start))
+  }
+
+  /// A segment's entry in a shard's manifest, its folder, and its file (nil for a part that
+  /// failed before its outputs were known).
+  struct Piece {
+    var entry: BatchEntry
+    var dir: String
+    var manifest: String
+    var file: String?
+  }
+
+  /// One output of a split preset: its segments in part order, and where it goes.
+  struct Join {
+    var preset: String
+    var output: String
+    var dst: String
+    var pieces: [Piece]
+  }
+
+  /// Groups the segments by preset and output and checks that every part is there, whole: the
+  /// joins to make, and the failed entries of split presets a part of which failed (their
+  /// segments stay, for the re-run).
+  static func planJoins(
+    _ pieces: [Piece], wholeFrom: [String: String], dirs: [String], out: String
+  ) throws -> (joins: [Join], failed: [BatchEntry]) {
+    var joins: [Join] = []
+    var failed: [BatchEntry] = []
+    for (preset, pieces) in Dictionary(grouping: pieces, by: \.entry.preset).sorted(by: { $0.key < $1.key }) {
+      let first = pieces[0]
+      if let other = wholeFrom[preset] {
+        throw InputError(
+          "preset '\(preset)' is rendered whole in \(other) and split into segments in \(first.dir); expected one or the other"
+        )
+      }
+      let counts = Set(pieces.compactMap(\.entry.parts)).sorted()
+      guard counts.count == 1, let n = counts.first else {
+        throw InputError(
+          "preset '\(preset)': segments of --split \(counts.map(String.init).joined(separator: " and --split ")); expected one split count for every shard"
+        )
+      }
+      if let bad = pieces.first(where: { $0.entry.status == .failed }) {
+        let error = "part \(bad.entry.part ?? 0) of \(n) failed in \(bad.dir): \(bad.entry.error ?? "failed")"
+        let outputs = Set(pieces.compactMap(\.entry.segmentOf)).sorted()
+        for output in outputs.isEmpty ? [nil] : outputs.map(Optional.some) {
+          var e = BatchEntry(preset: preset, presetFile: bad.entry.presetFile, status: .failed)
+          e.path = output
+          e.format = output.flatMap { OutputFormat(path: $0)?.rawValue }
+          e.error = error
+          e.key = bad.entry.key
+          failed.append(e)
+        }
+        continue
+      }
+      let keys = Set(pieces.compactMap(\.entry.key))
+      guard keys.count <= 1 else {
+        throw InputError(
+          "preset '\(preset)': its segments come from different renders (the preset or the batch options changed between shards); expected every shard run with the same presets and options"
+        )
+      }
+      for (output, parts) in Dictionary(grouping: pieces, by: { $0.entry.segmentOf ?? "" }).sorted(by: {
+        $0.key < $1.key
+      }) {
+        var ordered: [Piece] = []
+        for k in 1...n {
+          let name = segmentName(output, part: k, of: n)
+          let these = parts.filter { $0.entry.part == k }
+          guard these.count <= 1 else {
+            throw InputError(
+              "\(output) (preset \(preset)): part \(k) of \(n) is listed twice (\(these.compactMap(\.entry.path).joined(separator: ", "))); expected each part once"
+            )
+          }
+          guard let piece = these.first, let file = piece.file else {
+            throw RenderFailure(
+              "\(name): part \(k) of \(n) of \(output) (preset \(preset)) is missing: no manifest of \(dirs.joined(separator: ", ")) lists it; re-run the task that renders it, then merge again"
+            )
+          }
+          guard isRegularFile(file) else {
+            throw RenderFailure(
+              "\(file): part \(k) of \(n) of \(output) (preset \(preset)) is missing: \(piece.manifest) lists it but the file is not there; re-run the task that renders it, then merge again"
+            )
+          }
+          guard let recorded = piece.entry.sha256, SHA256.hex(ofFile: file) == recorded else {
+            throw RenderFailure(
+              "\(file): part \(k) of \(n) of \(output) (preset \(preset)) is corrupt: its sha256 is not the one \(piece.manifest) records; re-run the task that renders it, then merge again"
+            )
+          }
+          ordered.append(piece)
+        }
+        let dst = try Confinement.path(output, in: out, field: "segmentOf", file: ordered[0].manifest)
+        joins.append(Join(preset: preset, output: output, dst: dst, pieces: ordered))
+      }
+    }
+    return (joins, failed)
+  }
+
+  /// Joins `j`'s segments into `staging` (renamed to `j.dst` by the caller): its manifest entry.
+  static func join(_ j: Join, staging: String, gallery: Bool) throws -> BatchEntry {
+    let start = Date()
+    let joined: JoinedFile
+    do {
+      joined = try SegmentJoin.join(j.pieces.compactMap(\.file), into: staging, format: OutputFormat(path: j.output))
+    } catch {
+      throw RenderFailure(
+        "\(j.output) (preset \(j.preset)): its segments cannot be joined: \(message(for: error).replacingOccurrences(of: "\n", with: " "))"
+      )
+    }
+    let part = j.pieces[0].entry
+    var e = BatchEntry(preset: j.preset, presetFile: part.presetFile, status: .rendered)
+    e.path = j.output
+    e.format = OutputFormat(path: j.output)?.rawValue
+    e.codec = part.codec
+    e.width = part.width
+    e.height = part.height
+    e.points = part.points
+    e.scale = part.scale
+    e.frames = joined.frames
+    e.duration = joined.duration
+    e.bytes = joined.bytes
+    e.sha256 = SHA256.hex(ofFile: staging)
+    // The machines' time and the join's.
+    e.seconds = j.pieces.reduce(Date().timeIntervalSince(start)) { $0 + $1.entry.seconds }
+    e.key = part.key
+    if gallery { e.codecs = Gallery.codecs(path: staging) }
+    return e
+  }
+
+  /// Removes joined segments and their entries in the shards' manifests (the output folder's own
+  /// entries were replaced by the merge), and `segments/` folders left empty. A segment that
+  /// cannot be removed is left: the output is already whole.
+  static func removeSegments(_ pieces: [Piece], out: String) {
+    for piece in pieces { if let file = piece.file { unlink(file) } }
+    let outPath = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath().path
+    for (dir, ps) in Dictionary(grouping: pieces, by: \.dir) {
+      let gone = Set(ps.compactMap(\.entry.path))
+      if URL(fileURLWithPath: dir).standardizedFileURL.resolvingSymlinksInPath().path != outPath {
+        try? BatchFolder.withLock(dir) {
+          guard let manifest = try BatchManifest.read(dir: dir) else { return }
+          let kept = BatchManifest(entries: manifest.entries.filter { !gone.contains($0.path ?? "") })
+          try kept.write(dir: dir)
+          // The shard's page no longer shows the segments.
+          if isRegularFile((dir as NSString).appendingPathComponent(Gallery.fileName)) {
+            try Gallery.write(kept, dir: dir)
+          }
+        }
+      }
+      rmdir((dir as NSString).appendingPathComponent("segments"))
+    }
+  }
+
+  static func isFolder(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
   }
 
   static func isRegularFile(_ path: String) -> Bool {
@@ -673,6 +968,15 @@ public enum Batch {
     }
     guard fsync(output) == 0 else { throw fail("fsync failed") }
     close(output)
+  }
+}
+
+extension BatchEntry {
+  /// Marks the entry of output `i` of `p` as a segment when `p` is a part of `--split`.
+  mutating func marked(as p: Batch.Prepared, output i: Int) {
+    guard let k = p.part, let n = p.parts else { return }
+    (part, parts) = (k, n)
+    segmentOf = p.finals.indices.contains(i) ? p.finals[i] : nil
   }
 }
 

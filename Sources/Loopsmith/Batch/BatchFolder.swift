@@ -38,13 +38,13 @@ package enum BatchFolder {
     return pid
   }
 
-  /// Removes the temporaries in `dir` and `dir/posters` whose process is gone (SIGKILL, SIGHUP
+  /// Removes the temporaries in `dir`, `dir/posters` and `dir/segments` whose process is gone (SIGKILL, SIGHUP
   /// before handlers, a power cut). A temporary of a live process, ours included, or of a name
   /// without a process id, is left alone. Returns the names removed.
   @discardableResult
   static func removeStaleTemporaries(in dir: String) -> [String] {
     var removed: [String] = []
-    for folder in [dir, (dir as NSString).appendingPathComponent("posters")] {
+    for folder in [dir] + ["posters", "segments"].map({ (dir as NSString).appendingPathComponent($0) }) {
       guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
       for name in names {
         guard let pid = owner(ofTemporary: name), pid != getpid(), !isAlive(pid) else { continue }
@@ -74,18 +74,20 @@ package enum BatchFolder {
   }
 
   /// Writes the manifest of `dir` as what is there merged with `entries`, under the lock: the
-  /// entries of `presets` are replaced by `entries`; every other preset's entries stay (another
-  /// batch's, a subset not re-run), except those naming a path an entry of `entries` names now,
-  /// or a file that is no longer there. Returns the manifest written.
+  /// entries of `presets`, and those `replacing` picks, are replaced by `entries`; every other
+  /// preset's entries stay (another batch's, a subset not re-run, other parts of a split preset),
+  /// except those naming a path an entry of `entries` names now, or a file that is no longer
+  /// there. Returns the manifest written.
   @discardableResult
   static func mergeManifest(
-    _ dir: String, presets: Set<String>, entries: [BatchEntry], gallery: Bool = false
+    _ dir: String, presets: Set<String>, entries: [BatchEntry], replacing: ((BatchEntry) -> Bool)? = nil,
+    gallery: Bool = false
   ) throws -> BatchManifest {
     try withLock(dir) {
       let existing = try BatchManifest.read(dir: dir)?.entries ?? []
       let claimed = Set(entries.compactMap(\.path))
       let kept = existing.filter { e in
-        guard !presets.contains(e.preset) else { return false }
+        guard !presets.contains(e.preset), !(replacing?(e) ?? false) else { return false }
         guard let path = e.path else { return true }
         if claimed.contains(path) { return false }
         return e.status == .failed

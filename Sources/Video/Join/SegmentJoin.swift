@@ -21,11 +21,16 @@ public struct JoinedFile: Sendable, Equatable {
 /// `VideoError.invalidSettings` (exit status 2), before the output exists. As ever, the output
 /// appears at its path only when complete.
 public enum SegmentJoin {
-  public static func join(_ paths: [String], into output: String) throws -> JoinedFile {
+  /// The formats whose segments can be joined.
+  public static let formats: [OutputFormat] = [.mp4, .mov, .webm, .y4m]
+
+  /// Joins `paths` into `output`, of the format its extension names, or of `format` when given (a
+  /// temporary name, as `batch --merge` stages each joined file before renaming it into place).
+  public static func join(_ paths: [String], into output: String, format: OutputFormat? = nil) throws -> JoinedFile {
     guard !paths.isEmpty else {
       throw VideoError.invalidSettings("join needs segment files; expected loopsmith join SEGMENT... -o FILE")
     }
-    guard let format = OutputFormat(path: output), [.mp4, .mov, .webm, .y4m].contains(format) else {
+    guard let format = format ?? OutputFormat(path: output), formats.contains(format) else {
       throw VideoError.invalidSettings("-o \(output): expected a .mp4, .mov, .webm or .y4m file, like the segments")
     }
     for path in paths { _ = try openSegment(path) }
