@@ -5,7 +5,10 @@
 # It runs the README's commands unchanged (checking that the README still shows them): submit.sh
 # queues the render array and the merge; one task is cancelled mid-render, which cancels the merge;
 # rerun.sh requeues that task and a new merge. The merged folder must equal a one-machine `batch` of
-# the same presets: the same files with the same sha256, a manifest listing each, a gallery.
+# the same presets: the same files with the same sha256, a manifest listing each, a gallery. Then
+# one loop is split over the array (SPLIT=3: each task renders a third of its frames) and merged:
+# its Y4M is the one-machine render's byte for byte, its MP4 a one-machine split's, with the whole
+# render's frames and duration.
 #
 #   Tests/cluster/slurm.sh [--can-run]
 #
@@ -57,7 +60,7 @@ cleanup() {
   cluster_stop "$work/cluster"
   if ((status != 0)); then
     cluster_log "$work/cluster" >&2
-    for f in "$work"/renders/logs/*.out; do
+    for f in "$work"/renders/logs/*.out "$work"/renders-split/logs/*.out; do
       [[ -f $f ]] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }
     done
     echo "test-cluster: kept $work" >&2
@@ -75,7 +78,8 @@ settings_command='export SHARDS=3 CPUS=1 MEM=1G'
 submit_command='examples/slurm/submit.sh --size 32x32 --scale 0.1 --fps 4'
 # shellcheck disable=SC2016 # $array is expanded when the line runs, as a user's shell would
 rerun_command='examples/slurm/rerun.sh "$array" 0'
-for line in "$settings_command" "$submit_command" "$rerun_command"; do
+split_command='export SPLIT=3'
+for line in "$settings_command" "$submit_command" "$rerun_command" "$split_command"; do
   grep -qxF "$line" README.md || fail "README.md does not show the line: $line"
 done
 batch_flags=(--size 32x32 --scale 0.1 --fps 4)
@@ -185,4 +189,63 @@ for preset in {r["preset"] for r in rows}:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n", preset
 print(f"test-cluster: manifest lists {len(rows)} outputs with their sha256; index.html shows each, with posters")
 EOF
-step "passed: the merged folder equals the one-machine batch ($(wc -l <"$work/all.sha256") files, same sha256)"
+step "the merged folder equals the one-machine batch ($(wc -l <"$work/all.sha256") files, same sha256)"
+
+# One loop split over the array: the same submit.sh with SPLIT set, as the README shows; every task
+# renders a third of the loop's frames, the merge joins them without re-encoding. The preset also
+# writes a Y4M, whose frames are compared byte for byte.
+step "one loop split over the array"
+mkdir -p "$work/loop"
+python3 - presets/aurora-mesh.json "$work/loop/aurora-mesh.json" <<'EOF'
+import json, sys
+preset = json.load(open(sys.argv[1]))
+preset["outputs"] = ["aurora-mesh.mp4", "aurora-mesh.y4m"]
+json.dump(preset, open(sys.argv[2], "w"))
+EOF
+export PRESETS=$work/loop/aurora-mesh.json RENDERS=$work/renders-split
+step "$split_command"
+eval "$split_command"
+step "$submit_command"
+out=$(eval "$submit_command")
+echo "$out"
+[[ $out =~ ^queued\ render\ array\ ([0-9]+)\ \(3\ tasks,\ every\ preset\ split\ in\ 3\)\ and\ merge\ ([0-9]+)$ ]] ||
+  fail "submit.sh printed '$out'"
+array=${BASH_REMATCH[1]} merge=${BASH_REMATCH[2]}
+for task in 0 1 2; do wait_state "${array}_$task" COMPLETED 180; done
+wait_state "$merge" COMPLETED 120
+
+step "the same loop on one machine, whole and split"
+"$bin" batch "$PRESETS" --out "$work/loop-whole" --threads 1 --quiet "${batch_flags[@]}"
+"$bin" batch "$PRESETS" --out "$work/loop-split" --threads 1 --quiet --split 3 "${batch_flags[@]}"
+"$bin" batch --merge "$work/loop-split" --out "$work/loop-split" --quiet
+sum() { sha256sum "$1" | cut -d ' ' -f 1; }
+[[ $(sum "$RENDERS/all/aurora-mesh.y4m") == "$(sum "$work/loop-whole/aurora-mesh.y4m")" ]] ||
+  fail "the split loop's Y4M differs from the one-machine render's"
+[[ $(sum "$RENDERS/all/aurora-mesh.mp4") == "$(sum "$work/loop-split/aurora-mesh.mp4")" ]] ||
+  fail "the split loop's MP4 differs from a one-machine split's"
+"$bin" check "$RENDERS/all/aurora-mesh.mp4" >"$work/split.check" || {
+  cat "$work/split.check" >&2
+  fail "check failed on the split loop"
+}
+"$bin" check "$work/loop-whole/aurora-mesh.mp4" >"$work/whole.check" || fail "check failed on the whole loop"
+timing() { sed -n 's/^ *\(frames [0-9]*, duration [0-9.]* s\),.*/\1/p' "$1"; }
+[[ -n $(timing "$work/whole.check") && $(timing "$work/split.check") == "$(timing "$work/whole.check")" ]] ||
+  fail "the split loop has '$(timing "$work/split.check")'; the whole render '$(timing "$work/whole.check")'"
+grep -q 'key frame at 0: yes' "$work/split.check" || fail "the split loop does not start on a key frame"
+python3 - "$RENDERS" <<'EOF' || fail "the split loop's manifest, gallery or segments are wrong"
+import glob, hashlib, json, os, sys
+renders = sys.argv[1]
+folder = os.path.join(renders, "all")
+rows = json.load(open(os.path.join(folder, "manifest.json")))["outputs"]
+assert sorted(r["path"] for r in rows) == ["aurora-mesh.mp4", "aurora-mesh.y4m"], rows
+for r in rows:
+    with open(os.path.join(folder, r["path"]), "rb") as f:
+        assert r["sha256"] == hashlib.sha256(f.read()).hexdigest(), r
+    assert r["status"] == "rendered" and "segmentOf" not in r, r
+html = open(os.path.join(folder, "index.html")).read()
+assert '<source src="./aurora-mesh.mp4"' in html and 'poster="./posters/aurora-mesh.png"' in html, html
+left = glob.glob(os.path.join(renders, "shard-*", "segments", "*"))
+assert not left, f"segments left after the merge: {left}"
+print(f"test-cluster: the split loop's manifest lists {len(rows)} outputs; its segments are removed")
+EOF
+step "passed: the split loop equals the one-machine render ($(timing "$work/split.check"), Y4M byte for byte)"

@@ -8,6 +8,7 @@
 # for every other task. Slurm forgets a finished job after MinJobAge (300 s by default); after that,
 # queue the task on its own, naming its shard:
 #   sbatch --array=TASK_ID examples/slurm/render-presets.sbatch --shard $((TASK_ID + 1))/SHARDS
+# (with --split SPLIT after it when the array was queued with SPLIT, and the same batch options).
 set -euo pipefail
 [[ $# == 2 && $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]] || { echo "usage: examples/slurm/rerun.sh ARRAY_JOB_ID TASK_ID" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
