@@ -303,4 +303,27 @@ import _TestSupport
     let merge = try runLoopsmith(["batch", "--merge", dir.path("out"), "--out", dir.path("all"), "--split", "3"])
     #expect(merge.status == 2 && merge.stderr.contains("--split: not used with --merge"), "\(merge.stderr)")
   }
+
+  @Test func oneFolderSplitsAndMergesInPlaceAgainAndAgain() throws {
+    // Every part on one machine into one folder, merged there; then split again (the merged
+    // outputs' entries give way to the new parts) and merged again.
+    let dir = TemporaryDirectory("loopsmith-split")
+    let preset = dir.path("aurora.json")
+    try Self.presets["aurora"]!.write(toFile: preset, atomically: true, encoding: .utf8)
+    let out = dir.path("out")
+    let flags = ["--size", "16x16", "--scale", "0.1", "--fps", "10", "--duration", "1", "--quiet"]
+    for round in 1...2 {
+      let split = try runLoopsmith(["batch", preset, "--out", out, "--split", "2"] + flags)
+      #expect(split.status == 0, "round \(round): \(split.stderr)")
+      let parts = try Self.manifest(out).filter { $0["segmentOf"] != nil }
+      #expect(parts.count == 4, "round \(round): \(parts)")
+      let merge = try runLoopsmith(["batch", "--merge", out, "--out", out, "--quiet"])
+      #expect(merge.status == 0, "round \(round): \(merge.stderr)")
+      let rows = try Self.manifest(out)
+      #expect(rows.compactMap { $0["path"] as? String }.sorted() == ["aurora.webm", "aurora.y4m"], "\(rows)")
+      #expect(!FileManager.default.fileExists(atPath: "\(out)/segments"))
+      let (info, frames) = try Self.decode("\(out)/aurora.webm")
+      #expect(frames.count == 10 && info.keyframeCount == 2, "round \(round)")
+    }
+  }
 }

@@ -471,15 +471,21 @@ public enum Batch {
   }
 
   /// Which entries already in the folder the prepared units replace: every entry of a preset
-  /// rendered whole; of a preset split, its entries for the parts rendered now and any of
-  /// another split count (the other parts are other machines').
+  /// rendered whole; of a preset split, its entries for the parts rendered now, any of another
+  /// split count (the other parts are other machines'), and its whole outputs, which the merge of
+  /// the new parts will write over.
   static func replaces(_ prepared: [Prepared]) -> (BatchEntry) -> Bool {
     let whole = Set(prepared.filter { $0.part == nil }.map(\.source.name))
-    var parts: [String: (count: Int, done: Set<Int>)] = [:]
-    for p in prepared { if let k = p.part, let n = p.parts { parts[p.source.name, default: (n, [])].done.insert(k) } }
+    var parts: [String: (count: Int, done: Set<Int>, finals: Set<String>)] = [:]
+    for p in prepared {
+      guard let k = p.part, let n = p.parts else { continue }
+      parts[p.source.name, default: (n, [], [])].done.insert(k)
+      parts[p.source.name]?.finals.formUnion(p.finals)
+    }
     return { e in
       if whole.contains(e.preset) { return true }
-      guard let split = parts[e.preset], let k = e.part, let n = e.parts else { return false }
+      guard let split = parts[e.preset] else { return false }
+      guard let k = e.part, let n = e.parts else { return e.path.map(split.finals.contains) ?? true }
       return n != split.count || split.done.contains(k)
     }
   }
