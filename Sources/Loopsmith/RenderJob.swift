@@ -522,7 +522,8 @@ extension RenderRequest {
     }
     let path = audio!
     do {
-      let envelope = try AudioLevels.envelope(path: path, fps: fps, frameCount: frameCount)
+      let envelope = try AudioLevels.envelope(
+        path: path, fps: fps, frameCount: frameCount, fit: try checkedAudioFit())
       return LevelTrack(envelope: envelope, rate: Double(fps))
     } catch let e as VideoError {
       throw InputError("--audio: \(e)")

@@ -130,6 +130,17 @@ import _TestSupport
     #expect(try Self.left(out).count == 48000)
   }
 
+  /// The voice orb follows the sound the file carries: with loop, the repeats.
+  @Test func theOrbsLevelFollowsTheRepeats() throws {
+    let dir = TemporaryDirectory()
+    let wav = dir.path("short.wav")
+    try Self.tone(wav, seconds: 0.3, frequency: 440)
+    let looped = try AudioLevels.envelope(path: wav, fps: 10, frameCount: 10, fit: .loop)
+    let cut = try AudioLevels.envelope(path: wav, fps: 10, frameCount: 10, fit: .cut)
+    #expect(looped.allSatisfy { $0 > 0.5 }, "\(looped)")
+    #expect(cut.prefix(3).allSatisfy { $0 > 0.5 } && cut.suffix(6).allSatisfy { $0 == 0 }, "\(cut)")
+  }
+
   @Test func aBadFitIsRefused() throws {
     let dir = TemporaryDirectory()
     let wav = dir.path("exact.wav")
