@@ -38,13 +38,24 @@ import _TestSupport
         v.src = url; document.body.appendChild(v);
       });
     }
+    let done = false;
     (async () => {
       try {
         for (const u of videos) out[u] = await video(u);
         for (const i of images) out[i[0]] = await image(i);
       } catch (e) { out.error = String(e); }
-      document.getElementById('report').textContent = JSON.stringify(out);
+      done = true;
     })();
+    // A timer stays pending until the results are in, so the virtual time budget does not run out
+    // while media loads on a busy machine; the report is written once, complete.
+    const started = Date.now();
+    const tick = () => {
+      if (done || Date.now() - started > 50000) {
+        if (!done) out.timeout = true;
+        document.getElementById('report').textContent = JSON.stringify(out);
+      } else setTimeout(tick, 100);
+    };
+    tick();
     </script></body></html>
     """
 
@@ -67,12 +78,38 @@ import _TestSupport
     #expect(voice.status == 0, "\(voice.stderr)")
     try Self.probe.write(toFile: dir.path("probe.html"), atomically: true, encoding: .utf8)
 
+    // On a loaded machine a page can still be cut short; up to three runs, each its own browser.
+    var report: [String: Any] = [:]
+    for attempt in 1...3 {
+      report = try Self.run(chromium, page: dir.path("probe.html"))
+      if report["timeout"] == nil && report["a.apng"] != nil { break }
+      if attempt == 3 { Issue.record("chromium did not finish the page: \(report)") }
+    }
+    #expect(report["error"] == nil, "\(report)")
+    for name in ["a.mp4", "orb.webm", "orb.mp4"] {
+      let duration = (report[name] as? [String: Any])?["duration"] as? Double
+      #expect(duration.map { abs($0 - 1) < 0.0005 } == true, "\(name): \(String(describing: report[name]))")
+    }
+    // Frame i starts at round(i * 1000 / 30) ms; ImageDecoder reports microseconds.
+    let grid = (0..<30).map { i in (((i + 1) * 2000 + 30) / 60 - (i * 2000 + 30) / 60) * 1000 }
+    for name in ["a.webp", "a.apng"] {
+      let durations = ((report[name] as? [String: Any])?["durations"] as? [Any])?.compactMap {
+        ($0 as? NSNumber)?.intValue
+      }
+      #expect(durations == grid, "\(name): \(String(describing: report[name]))")
+      #expect(durations?.reduce(0, +) == 1_000_000)
+    }
+  }
+
+  /// Runs `chromium` headless on `page` in a fresh profile and returns the JSON its page wrote into
+  /// `<pre id="report">` (empty when it wrote none). The browser is stopped by its pid whatever happens.
+  static func run(_ chromium: String, page: String) throws -> [String: Any] {
     let profile = TemporaryDirectory("loopsmith-chromium-profile")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: chromium)
     process.arguments = [
       "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.url.path)",
-      "--allow-file-access-from-files", "--virtual-time-budget=20000", "--dump-dom", "file://\(dir.path("probe.html"))",
+      "--allow-file-access-from-files", "--virtual-time-budget=60000", "--dump-dom", "file://\(page)",
     ]
     let pipe = Pipe()
     process.standardOutput = pipe
@@ -91,28 +128,14 @@ import _TestSupport
     }
     if done.wait(timeout: .now() + 120) == .timedOut {
       process.terminate()
-      done.wait()
-      Issue.record("chromium did not finish within 120 s")
-      return
+      _ = done.wait(timeout: .now() + 10)
+      return ["timeout": true]
     }
     let dom = String(decoding: output, as: UTF8.self)
-    let start = try #require(dom.range(of: "<pre id=\"report\">"), "\(dom)")
-    let end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
+    guard let start = dom.range(of: "<pre id=\"report\">"),
+      let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex)
+    else { return [:] }
     let json = String(dom[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&quot;", with: "\"")
-    let report = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], "\(json)")
-    #expect(report["error"] == nil, "\(report)")
-    for name in ["a.mp4", "orb.webm", "orb.mp4"] {
-      let duration = (report[name] as? [String: Any])?["duration"] as? Double
-      #expect(duration.map { abs($0 - 1) < 0.0005 } == true, "\(name): \(String(describing: report[name]))")
-    }
-    // Frame i starts at round(i * 1000 / 30) ms; ImageDecoder reports microseconds.
-    let grid = (0..<30).map { i in (((i + 1) * 2000 + 30) / 60 - (i * 2000 + 30) / 60) * 1000 }
-    for name in ["a.webp", "a.apng"] {
-      let durations = ((report[name] as? [String: Any])?["durations"] as? [Any])?.compactMap {
-        ($0 as? NSNumber)?.intValue
-      }
-      #expect(durations == grid, "\(name): \(String(describing: report[name]))")
-      #expect(durations?.reduce(0, +) == 1_000_000)
-    }
+    return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
   }
 }

@@ -82,6 +82,28 @@ import _TestSupport
   }
 }
 
+extension ExactDurationTests {
+  /// At other rates too (libwebp merges identical frames of this tiny, slow picture at 60 fps),
+  /// and one frame, which libwebp and the apng muxer write as stills.
+  @Test(arguments: [1, 7, 24, 60])
+  func everyRateSumsToTheLoop(fps: Int) throws {
+    let dir = TemporaryDirectory()
+    let webp = dir.path("a.webp"), apng = dir.path("a.apng")
+    let r = try runLoopsmith([
+      "render", "color-orbs", "-o", webp, "-o", apng, "--size", "16x16", "--scale", "0.05", "--fps", "\(fps)",
+      "--duration", "1", "--max-speed-change", "1", "--quiet",
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let frames = try webpFrameDurations(webp)
+    #expect(fps == 1 ? frames.isEmpty : frames.reduce(0, +) == 1000, "\(frames)")
+    let delays = try apngDelays(apng)
+    // One frame: the apng muxer writes a plain PNG, without frame controls.
+    #expect(
+      fps == 1 ? delays.isEmpty : delays.count == fps && delays.map { $0.num * 1000 / $0.den }.reduce(0, +) == 1000,
+      "\(delays)")
+  }
+}
+
 // MARK: - Readers, written for the tests
 
 /// The boxes of an MP4 or MOV, in file order, with the few fields the tests check.

@@ -67,7 +67,7 @@ enum LoopTiming {
 
   /// Rewrites the frame durations of libwebp_anim's one packet (a whole WebP file) onto the
   /// millisecond grid, the last frame included; false when the packet is not what was expected
-  /// (it is then left as it was).
+  /// (it may then be partly rewritten, and the writer fails).
   ///
   /// libwebp_anim truncates frame i's timestamp to (i * 1000) / fps ms and gives the last frame
   /// the mean duration, so 30 frames at 30 fps lasted 999 ms. Consecutive identical frames are
@@ -94,7 +94,7 @@ enum LoopTiming {
       }
       position = body + size + (size & 1)
     }
-    guard !frames.isEmpty else { return false }
+    if frames.isEmpty { return true }  // one frame: libwebp writes a still, which has no duration
     // The frame index each ANMF starts at: libwebp_anim's start of frame k is (k * 1000) / fps.
     var indices: [Int] = []
     for frame in frames {
