@@ -29,6 +29,8 @@ public struct RenderJob: Sendable {
   public let transition: Transition?
   /// The loop frame this job's frame 0 is (`render --frames A:B`); 0 for a whole loop.
   public var firstFrame = 0
+  /// One-line notices about what the render does to its inputs (a sound fitted to the loop).
+  public var notices: [String] = []
 
   /// A transition clip: from one value's loop to another's (weathers, voice states).
   public struct Transition: Sendable, Hashable {
@@ -121,11 +123,12 @@ extension RenderRequest {
     let settings = try outputSettings(
       paths: paths, formats: formats, info: type.info, environment: environment, width: width, height: height,
       fps: fps, frameCount: frameCount, threads: threads)
-    let job = RenderJob(
+    var job = RenderJob(
       effectType: type, values: values, environment: environment, width: width, height: height, scale: scale,
       fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: settings,
       threads: try threadsThatFit(threads, width: width, height: height, settings: settings),
       levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
+    job.notices = try audioNotices(settings, fps: fps, frameCount: frameCount)
     return try frames.map { try job.segment($0) } ?? job
   }
 
@@ -307,7 +310,8 @@ extension RenderRequest {
     let encoderThreads = try RenderSetting.encoderThreads.check(
       self.encoderThreads ?? RenderSetting.defaultEncoderThreads)
     let x264Preset = try RenderSetting.x264Preset.check(self.x264Preset ?? "medium")
-    let audioTrack = audio.map { AudioTrack(path: $0) }
+    let audioFit = try checkedAudioFit()
+    let audioTrack = audio.map { AudioTrack(path: $0, fit: audioFit) }
     for (path, format) in zip(paths, formats) {
       // A codec the container cannot hold, or a size its codec refuses, is named before any work.
       if let codec, !format.spec.codecs.contains(codec) {
@@ -518,7 +522,8 @@ extension RenderRequest {
     }
     let path = audio!
     do {
-      let envelope = try AudioLevels.envelope(path: path, fps: fps, frameCount: frameCount)
+      let envelope = try AudioLevels.envelope(
+        path: path, fps: fps, frameCount: frameCount, fit: try checkedAudioFit())
       return LevelTrack(envelope: envelope, rate: Double(fps))
     } catch let e as VideoError {
       throw InputError("--audio: \(e)")

@@ -35,6 +35,8 @@ public struct RenderRequest: Sendable {
   public var x264Preset: String?
   /// A sound file whose loudness drives the voice orb and which is muxed into the output.
   public var audio: String?
+  /// How the sound becomes the loop's length: `loop`, `cut` or `pad` (`AudioFit`).
+  public var audioFit: String?
   /// A JSON or CSV file of time and level for the voice orb.
   public var levels: String?
   /// A transition clip from one weather or voice state to another (`rain:snow`), which starts on

@@ -124,6 +124,12 @@ public struct RenderSetting: Sendable {
     help:
       "Voice orb: a sound whose loudness drives the level frame by frame; muxed into the output (AAC in MP4, Opus in WebM)."
   )
+  static let audioFit = RenderSetting(
+    "audio-fit", key: "audioFit", .choice(AudioFit.allCases.map(\.rawValue)), .text(\.audioFit),
+    placeholder: "loop|cut|pad", default: AudioFit.defaultValue.rawValue,
+    help:
+      "How --audio becomes exactly the loop's length: cut a longer sound, crossfading the 50 ms after the cut into its start so the seam does not click, and pad a shorter one with silence (cut); repeat a shorter one, crossfaded (loop); or keep it as it is, padded, refusing a longer one (pad)."
+  )
   static let levels = RenderSetting(
     "levels", key: "levels", .text, .text(\.levels), placeholder: "file", isFile: true,
     help: "Voice orb: levels over time, a CSV of seconds,level lines or a JSON list of [seconds, level] pairs.")
@@ -180,7 +186,7 @@ public struct RenderSetting: Sendable {
 
   /// Every setting, in the order help lists them.
   public static let all: [RenderSetting] = [
-    output, size, points, fps, duration, time, still, scale, audio, levels, transition, rtl, appearance, palette, codec,
+    output, size, points, fps, duration, time, still, scale, audio, audioFit, levels, transition, rtl, appearance, palette, codec,
     crf, bitDepth, background, maxSpeedChange, threads, encoderThreads, x264Preset, frames,
   ]
 

@@ -87,6 +87,7 @@ enum RenderCommand {
     // --null converts for the outputs given, or for Y4M when none is: nothing is opened.
     if discard && request.outputs.isEmpty { request.outputs = ["-"] }
     let job = try request.job(defaultOutputs: defaultOutputs)
+    if !parsed.has("quiet") { for notice in job.notices { stderr.write("Note: \(notice)\n") } }
     if parsed.has("no-overwrite"), !discard,
       let existing = job.outputs.first(where: { $0.path != "-" && FileManager.default.fileExists(atPath: $0.path) })
     {

@@ -1,8 +1,8 @@
 import CLibAV
 import Foundation
 
-/// A sound file re-encoded beside the video: AAC in MP4/MOV, Opus in WebM, 48 kHz stereo, cut or
-/// padded with silence to exactly the video's length.
+/// A sound file re-encoded beside the video: AAC in MP4/MOV, Opus in WebM, 48 kHz stereo, fitted
+/// to exactly the video's length (`AudioFit`).
 ///
 /// The whole track is decoded up front (a minute of stereo float is 23 MB) so the writer can hand
 /// the muxer audio in step with the video, and the interleaving stays even.
@@ -25,20 +25,20 @@ final class AudioEncoder {
   init(track: AudioTrack, settings: OutputSettings, output: OutputContext, path: String) throws {
     self.path = path
     let rate = Self.sampleRate
-    totalSamples = (settings.frameCount * rate + settings.fps / 2) / settings.fps
+    totalSamples = AudioFit.loopSamples(frameCount: settings.frameCount, fps: settings.fps, rate: rate)
     let decoder = try AudioDecoder(
       file: InputFile(path: track.path, limit: InputFile.Limit.audio, what: "audio file"), rate: rate,
       channels: Self.channelCount)
     var all: [Float] = []
-    all.reserveCapacity(totalSamples * Self.channelCount)
-    let wanted = totalSamples * Self.channelCount
+    // The loop and what follows it, which a cut crossfades into the head.
+    let wanted = (totalSamples + AudioFit.crossfadeSamples) * Self.channelCount
+    all.reserveCapacity(wanted)
     try decoder.forEachBlock { block in
       all.append(contentsOf: block.prefix(wanted - all.count))
       return all.count < wanted
     }
     if all.isEmpty { throw VideoError.invalidSettings("\(track.path): the audio stream holds no samples") }
-    all.append(contentsOf: repeatElement(0, count: wanted - all.count))  // silence after a short sound
-    samples = all
+    samples = track.fit.fitted(all, channels: Self.channelCount, length: totalSamples)
 
     guard let name = settings.format.spec.audioEncoder else {
       throw VideoError.invalidSettings("audio cannot go into a .\(settings.format.rawValue) file")
@@ -75,8 +75,11 @@ final class AudioEncoder {
     try check(avcodec_open2(c, codec, nil), "avcodec_open2 (\(name))", path: path)
     frameSize = c.pointee.frame_size > 0 ? Int(c.pointee.frame_size) : 960
     // Opus packets start at -pre-skip (312 samples); WebM allows no negative times, so the muxer
-    // would move every stream, and the video would start 7 ms late. Starting the audio at 0
-    // instead delays the sound by 6.5 ms, which no one hears. MP4 takes the priming in an edit.
+    // would move every stream, and the video would start 7 ms late. Blocks stamped from 0 play
+    // from -6.5 ms, since a player subtracts the CodecDelay (the pre-skip) the muxer writes, and the
+    // decoder drops exactly those samples: the sound starts at 0 with the video. The Duration the
+    // muxer then writes includes the pre-skip, and LoopTiming sets it to the loop's length.
+    // MP4 takes AAC's priming in an edit.
     if settings.format == .webm { shift = Int64(c.pointee.initial_padding) }
     guard let stream = avformat_new_stream(output.pointer, nil) else {
       throw VideoError.outOfMemory("avformat_new_stream", path: path)

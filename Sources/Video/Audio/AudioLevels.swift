@@ -54,6 +54,42 @@ public enum AudioLevels {
   }
 }
 
+extension AudioLevels {
+  /// The loudness under each frame of the sound as `fit` makes it the loop's length: for a
+  /// shorter sound with `--audio-fit loop`, the repeats the file carries; otherwise the sound's
+  /// own levels (`envelope(path:fps:frameCount:)`), which differ from the muxed sound only in its
+  /// first 50 ms and last 5 ms.
+  public static func envelope(path: String, fps: Int, frameCount: Int, fit: AudioFit) throws -> [Double] {
+    let own = try envelope(path: path, fps: fps, frameCount: frameCount)
+    guard fit == .loop else { return own }
+    let rate = 48000
+    let length = AudioFit.loopSamples(frameCount: frameCount, fps: fps, rate: rate)
+    let decoder = try AudioDecoder(
+      file: InputFile(path: path, limit: InputFile.Limit.audio, what: "audio file"), rate: rate, channels: 1)
+    var mono: [Float] = []
+    let wanted = length + AudioFit.crossfadeSamples
+    try decoder.forEachBlock { block in
+      mono.append(contentsOf: block.prefix(wanted - mono.count))
+      return mono.count < wanted
+    }
+    guard mono.count < length else { return own }  // longer: cut, as the sound's own levels say
+    let fitted = fit.fitted(mono, channels: 1, length: length)
+    var sums = [Double](repeating: 0, count: frameCount)
+    var counts = [Int](repeating: 0, count: frameCount)
+    for (position, sample) in fitted.enumerated() {
+      let frame = min(position * fps / rate, frameCount - 1)
+      sums[frame] += Double(sample) * Double(sample)
+      counts[frame] += 1
+    }
+    return (0..<frameCount).map { i in
+      guard counts[i] > 0 else { return 0 }
+      let rms = (sums[i] / Double(counts[i])).squareRoot()
+      guard rms > 0 else { return 0 }
+      return min(max((20 * log10(rms) - floorDecibels) / (ceilingDecibels - floorDecibels), 0), 1)
+    }
+  }
+}
+
 /// Decodes a file's first audio stream to interleaved float samples, optionally resampled.
 final class AudioDecoder {
   let path: String

@@ -183,7 +183,8 @@ public enum SegmentJoin {
     if format == .webm {
       options.set("cues_to_front", "1")
     } else {
-      options.set("movflags", "+faststart")
+      options.set("movflags", "+faststart+negative_cts_offsets")  // no edit list (docs/ENCODING.md, Exact durations)
+      options.set("use_editlist", "0")
       options.set("movie_timescale", String(fps * 1000))
       options.set("video_track_timescale", String(fps * 1000))
     }
@@ -217,9 +218,14 @@ public enum SegmentJoin {
           throw VideoError.invalidSettings(
             "\(s.path): does not start on a key frame; expected a closed segment from loopsmith render --frames")
         }
+        let decodeIndex = Int64(shown.count)
         shown.append(pts)
         let offset = Int64(s.segment.first)
-        let newDTS = av_rescale_q(offset + dts, frameBase, outBase)
+        // An MP4 without an edit list has its decoding times moved back by its own largest negative
+        // composition offset, which differs between segments; packet k of a segment starting at
+        // frame A decodes at A + k - 16 instead (pts >= dts for any reordering up to 16 frames).
+        let newDTS = av_rescale_q(
+          format == .webm ? offset + dts : offset + decodeIndex - 16, frameBase, outBase)
         guard newDTS > lastDTS else {
           throw VideoError.invalidSettings(
             "\(s.path): its decoding order starts before the previous segment's ends; expected segments encoded alike")

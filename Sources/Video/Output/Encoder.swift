@@ -13,6 +13,8 @@ final class Encoder {
   private let frame: Frame
   private let packet: Packet
   private let audio: AudioEncoder?
+  /// The temporary file's descriptor, for fixing a duration after the trailer (LoopTiming).
+  private let descriptor: Int32
   private var palette: GIFPalette?
   /// Pixels from frames across the loop, collected before the first frame (GIFPalette.Sampler).
   private var paletteSampler: GIFPalette.Sampler?
@@ -26,6 +28,7 @@ final class Encoder {
     self.settings = settings
     let filePath = temporary.path
     self.filePath = filePath
+    descriptor = temporary.descriptor
     path = settings.path
     // GIF frames arrive as RGBA and become palette indices here (GIFPalette).
     pixelFormat = settings.codec.spec.indexedColour ? AV_PIX_FMT_PAL8 : layout.libavFormat
@@ -74,7 +77,7 @@ final class Encoder {
     self.stream = stream
     try check(
       avcodec_parameters_from_context(stream.pointee.codecpar, c), "avcodec_parameters_from_context", path: path)
-    stream.pointee.time_base = c.pointee.time_base  // a hint; the muxer may pick its own
+    stream.pointee.time_base = LoopTiming.streamTimeBase(settings)  // a hint; the muxer may pick its own
     // The muxing API leaves the rate unset; WebM needs it for DefaultDuration (docs/ENCODING.md, Seamless loops).
     stream.pointee.avg_frame_rate = c.pointee.framerate
     stream.pointee.r_frame_rate = c.pointee.framerate
@@ -99,7 +102,9 @@ final class Encoder {
     // at the name would be followed).
     try output.attach(descriptor: temporary.descriptor, path: path)
     let muxerOptions = Options()
-    for option in settings.format.spec.options(fps: settings.fps) { muxerOptions.set(option.name, option.value) }
+    for option in settings.format.spec.options(fps: settings.fps) + LoopTiming.muxerOptions(settings) {
+      muxerOptions.set(option.name, option.value)
+    }
     try check(avformat_write_header(output.pointer, &muxerOptions.pointer), "avformat_write_header", path: path)
     headerWritten = true
     try muxerOptions.requireAllUsed(by: "avformat_write_header (\(settings.format.spec.muxer))", path: path)
@@ -154,9 +159,8 @@ final class Encoder {
     case .h264:
       options.set("preset", settings.x264Preset)
       options.set("profile", "high")
-      // B-frames stay on (about 30 % smaller); the mov muxer then writes one edit whose media time
-      // is the B-frame delay, so frame 0 still shows at t = 0. use_editlist is left at auto: dropping
-      // it with B-frames would start two frames late (docs/ENCODING.md, MP4 and MOV).
+      // B-frames stay on (about 30 % smaller); negative composition offsets, not an edit list,
+      // keep frame 0 at t = 0 (LoopTiming; docs/ENCODING.md, Exact durations).
       // No scene-cut key frames, pinned threads, bytes independent of the CPU (docs/ENCODING.md,
       // Seamless loops and Determinism).
       let lookahead = max(1, threads / 4)
@@ -303,10 +307,10 @@ final class Encoder {
       let code = avcodec_receive_packet(context.pointer, packet.pointer)
       if code == errorAgain || code == errorEOF { return }  // wants input, or done
       try check(code, "avcodec_receive_packet", path: path)
-      // libx264 and libvpx leave the duration at 0; the last frame would last 0 s
-      // (docs/ENCODING.md, Seamless loops).
-      packet.pointer.pointee.duration = 1  // one frame in the codec's 1/fps time base
-      av_packet_rescale_ts(packet.pointer, context.pointer.pointee.time_base, stream.pointee.time_base)
+      LoopTiming.retime(
+        packet.pointer, settings: settings, codecTimeBase: context.pointer.pointee.time_base,
+        streamTimeBase: stream.pointee.time_base)
+      if settings.codec == .webp { try fixWebPDurations() }
       packet.pointer.pointee.stream_index = stream.pointee.index
       packetsWritten += 1
       try check(av_interleaved_write_frame(output.pointer, packet.pointer), "av_interleaved_write_frame", path: path)
@@ -333,6 +337,29 @@ final class Encoder {
       try check(pb.pointee.error, "avio_write", path: path)
     }
     try output.closeFile(path: path)
+    if settings.format == .webm && audio != nil {
+      do {
+        try LoopTiming.setMatroskaDuration(
+          descriptor: descriptor, seconds: Double(settings.frameCount) / Double(settings.fps))
+      } catch let error as VideoError {
+        throw VideoError.io("\(path): \(error)")
+      }
+    }
+  }
+
+  /// libwebp_anim's animation (one packet) with every frame on the millisecond grid (LoopTiming).
+  private func fixWebPDurations() throws {
+    let p = packet.pointer
+    try check(av_packet_make_writable(p), "av_packet_make_writable", path: path)
+    guard let data = p.pointee.data,
+      LoopTiming.fixWebPDurations(
+        UnsafeMutableRawBufferPointer(start: data, count: Int(p.pointee.size)), frameCount: framesSent,
+        fps: settings.fps)
+    else {
+      throw VideoError.libav(
+        function: "libwebp_anim", code: clibav_error(EINVAL),
+        message: "the animation's frame durations could not be read", path: path)
+    }
   }
 }
 

@@ -208,7 +208,7 @@ public struct ContainerSpec: Sendable {
   /// that is a multiple of fps, so N/fps is exact in every duration (docs/ENCODING.md, MP4 and MOV).
   static let movOptions: @Sendable (Int) -> [MuxerOption] = { fps in
     [
-      MuxerOption("movflags", "+faststart"), MuxerOption("movie_timescale", String(fps * 1000)),
+      MuxerOption("movflags", "+faststart+negative_cts_offsets"), MuxerOption("movie_timescale", String(fps * 1000)),
       MuxerOption("video_track_timescale", String(fps * 1000)),
     ]
   }

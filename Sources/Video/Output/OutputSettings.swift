@@ -1,9 +1,11 @@
 import Raster
 
-/// A sound file to mux beside the video, cut to the video's length.
+/// A sound file to mux beside the video, fitted to exactly the video's length.
 public struct AudioTrack: Sendable, Equatable {
   public var path: String
-  public init(path: String) { self.path = path }
+  /// How a sound longer or shorter than the loop is made to fit it.
+  public var fit: AudioFit
+  public init(path: String, fit: AudioFit = .defaultValue) { (self.path, self.fit) = (path, fit) }
 }
 
 /// Everything a `VideoWriter` needs to know before the first frame.

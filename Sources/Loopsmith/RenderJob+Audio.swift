@@ -1,0 +1,29 @@
+import Foundation
+import Video
+
+extension RenderRequest {
+  /// `--audio-fit`, checked against the table.
+  func checkedAudioFit() throws -> AudioFit {
+    guard let text = audioFit else { return AudioFit.defaultValue }
+    return AudioFit(rawValue: try RenderSetting.audioFit.check(text).lowercased()) ?? AudioFit.defaultValue
+  }
+
+  /// The notice for a sound fitted to the loop, or none when it already lasts the loop; refuses a
+  /// longer sound with `--audio-fit pad` (docs/ENCODING.md, Audio that loops).
+  func audioNotices(_ outputs: [OutputSettings], fps: Int, frameCount: Int) throws -> [String] {
+    guard let track = outputs.lazy.compactMap(\.audio).first else { return [] }
+    let loop = Double(AudioFit.loopSamples(frameCount: frameCount, fps: fps, rate: 48000)) / 48000
+    let sound: Double
+    do {
+      sound = try AudioFit.soundSeconds(path: track.path, upTo: loop + 0.05)
+    } catch let e as VideoError {
+      throw InputError("--audio: \(e)")
+    }
+    if track.fit == .pad && sound > loop + 0.5 / 48000 {
+      throw InputError(
+        "--audio: \(track.path) is longer than the \(AudioFit.seconds(loop)) s loop, and --audio-fit pad never cuts; expected --audio-fit cut or loop, or a --duration as long as the sound"
+      )
+    }
+    return track.fit.notice(name: track.path, soundSeconds: sound, loopSeconds: loop).map { [$0] } ?? []
+  }
+}

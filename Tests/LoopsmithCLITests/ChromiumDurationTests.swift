@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import _TestSupport
+
+/// The loop lengths a browser reports, in a real headless Chromium (`make browser` installs it):
+/// `video.duration` for MP4 and WebM with Opus, and each frame's duration through WebCodecs'
+/// ImageDecoder for WebP and APNG, exact to the millisecond (docs/ENCODING.md, Exact durations).
+@Suite struct ChromiumDurationTests {
+  static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+  }
+
+  static let probe = """
+    <!doctype html><html><body><pre id="report"></pre><script>
+    const videos = ["a.mp4", "orb.webm", "orb.mp4"];
+    const images = [["a.webp", "image/webp"], ["a.apng", "image/png"]];
+    const out = {};
+    function load(url) {
+      return new Promise((resolve, reject) => {
+        const x = new XMLHttpRequest(); x.open('GET', url); x.responseType = 'arraybuffer';
+        x.onload = () => resolve(x.response); x.onerror = () => reject('cannot load ' + url); x.send();
+      });
+    }
+    async function image([url, type]) {
+      const decoder = new ImageDecoder({data: await load(url), type});
+      await decoder.tracks.ready; await decoder.completed;
+      const n = decoder.tracks.selectedTrack.frameCount, durations = [];
+      for (let i = 0; i < n; i++) {
+        const r = await decoder.decode({frameIndex: i}); durations.push(r.image.duration); r.image.close();
+      }
+      return {frames: n, durations};
+    }
+    function video(url) {
+      return new Promise(resolve => {
+        const v = document.createElement('video'); v.muted = true; v.preload = 'auto';
+        v.onloadedmetadata = () => resolve({duration: v.duration});
+        v.onerror = () => resolve({error: v.error ? v.error.code : -1});
+        v.src = url; document.body.appendChild(v);
+      });
+    }
+    let done = false;
+    (async () => {
+      try {
+        for (const u of videos) out[u] = await video(u);
+        for (const i of images) out[i[0]] = await image(i);
+      } catch (e) { out.error = String(e); }
+      done = true;
+    })();
+    // A timer stays pending until the results are in, so the virtual time budget does not run out
+    // while media loads on a busy machine; the report is written once, complete.
+    const started = Date.now();
+    const tick = () => {
+      if (done || Date.now() - started > 50000) {
+        if (!done) out.timeout = true;
+        document.getElementById('report').textContent = JSON.stringify(out);
+      } else setTimeout(tick, 100);
+    };
+    tick();
+    </script></body></html>
+    """
+
+  @Test func chromiumReportsEveryLoopExactToTheMillisecond() throws {
+    let chromium = try #require(Self.chromium, "chromium is not installed; make browser installs it")
+    let dir = TemporaryDirectory("loopsmith-chromium")
+    let common = ["--scale", "0.2", "--fps", "30", "--duration", "1", "--max-speed-change", "1", "--quiet"]
+    let orbs = try runLoopsmith(
+      [
+        "render", "color-orbs", "--size", "64x64", "-o", dir.path("a.mp4"), "-o", dir.path("a.webp"), "-o",
+        dir.path("a.apng"),
+      ]
+        + common)
+    #expect(orbs.status == 0, "\(orbs.stderr)")
+    let wav = dir.path("voice.wav")
+    try AudioFitTests.tone(wav, seconds: 1.6, frequency: 437.25)
+    let voice = try runLoopsmith(
+      ["render", "voice-orb", "--size", "64x64", "--audio", wav, "-o", dir.path("orb.webm"), "-o", dir.path("orb.mp4")]
+        + common)
+    #expect(voice.status == 0, "\(voice.stderr)")
+    try Self.probe.write(toFile: dir.path("probe.html"), atomically: true, encoding: .utf8)
+
+    // On a loaded machine a page can still be cut short; up to three runs, each its own browser.
+    var report: [String: Any] = [:]
+    for attempt in 1...3 {
+      report = try Self.run(chromium, page: dir.path("probe.html"))
+      if report["timeout"] == nil && report["a.apng"] != nil { break }
+      if attempt == 3 { Issue.record("chromium did not finish the page: \(report)") }
+    }
+    #expect(report["error"] == nil, "\(report)")
+    for name in ["a.mp4", "orb.webm", "orb.mp4"] {
+      let duration = (report[name] as? [String: Any])?["duration"] as? Double
+      #expect(duration.map { abs($0 - 1) < 0.0005 } == true, "\(name): \(String(describing: report[name]))")
+    }
+    // Frame i starts at round(i * 1000 / 30) ms; ImageDecoder reports microseconds.
+    let grid = (0..<30).map { i in (((i + 1) * 2000 + 30) / 60 - (i * 2000 + 30) / 60) * 1000 }
+    for name in ["a.webp", "a.apng"] {
+      let durations = ((report[name] as? [String: Any])?["durations"] as? [Any])?.compactMap {
+        ($0 as? NSNumber)?.intValue
+      }
+      #expect(durations == grid, "\(name): \(String(describing: report[name]))")
+      #expect(durations?.reduce(0, +) == 1_000_000)
+    }
+  }
+
+  /// Runs `chromium` headless on `page` in a fresh profile and returns the JSON its page wrote into
+  /// `<pre id="report">` (empty when it wrote none). The browser is stopped by its pid whatever happens.
+  static func run(_ chromium: String, page: String) throws -> [String: Any] {
+    let profile = TemporaryDirectory("loopsmith-chromium-profile")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: chromium)
+    process.arguments = [
+      "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.url.path)",
+      "--allow-file-access-from-files", "--virtual-time-budget=60000", "--dump-dom", "file://\(page)",
+    ]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    defer {
+      if process.isRunning { process.terminate() }
+      process.waitUntilExit()
+    }
+    // Read on another thread, so a browser that hangs is stopped after two minutes.
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var output = Data()
+    DispatchQueue.global().async {
+      output = pipe.fileHandleForReading.readDataToEndOfFile()
+      done.signal()
+    }
+    if done.wait(timeout: .now() + 120) == .timedOut {
+      process.terminate()
+      _ = done.wait(timeout: .now() + 10)
+      return ["timeout": true]
+    }
+    let dom = String(decoding: output, as: UTF8.self)
+    guard let start = dom.range(of: "<pre id=\"report\">"),
+      let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex)
+    else { return [:] }
+    let json = String(dom[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&quot;", with: "\"")
+    return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
+  }
+}
