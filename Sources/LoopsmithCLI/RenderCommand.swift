@@ -77,6 +77,7 @@ enum RenderCommand {
       let dir = parsed.last("out-dir") ?? "renders"
       base = preset.request
       base.outputs = base.outputs.map { (dir as NSString).appendingPathComponent($0) }
+      base.poster = base.poster.map { $0.isEmpty ? $0 : (dir as NSString).appendingPathComponent($0) }
       defaultOutputs = [(dir as NSString).appendingPathComponent(preset.name + ".mp4")]
       outDir = dir
     } else {
@@ -88,11 +89,14 @@ enum RenderCommand {
     if discard && request.outputs.isEmpty { request.outputs = ["-"] }
     let job = try request.job(defaultOutputs: defaultOutputs)
     if parsed.has("no-overwrite"), !discard,
-      let existing = job.outputs.first(where: { $0.path != "-" && FileManager.default.fileExists(atPath: $0.path) })
+      let existing = (job.outputs + job.posters).first(where: {
+        $0.path != "-" && FileManager.default.fileExists(atPath: $0.path)
+      })
     {
       throw InputError(RenderRequest.existsMessage(existing.path))
     }
     if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+    for notice in job.notices { stderr.write(notice + "\n") }
     let mode = parsed.has("quiet") ? .none : try ProgressMode.parse(parsed.last("progress")) ?? .auto
     let progress = ProgressReporter(
       sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "),
@@ -176,6 +180,9 @@ enum RenderCommand {
         ]
       },
     ]
+    if !result.posters.isEmpty {
+      out["posters"] = result.posters.map { ["path": $0.path, "bytes": $0.bytes] as [String: Any] }
+    }
     for (key, value) in frameSummary(job) { out[key] = value }
     if let t = job.transition {
       // The loops the clip joins: render them at the same size, fps and speed limit, without --duration.
