@@ -62,6 +62,13 @@ extension RenderRequest {
   /// output is (and for stacked alpha, which a player composites).
   func posterSettings(for settings: [OutputSettings], width: Int, height: Int, fps: Int) throws -> [OutputSettings] {
     guard let poster else { return [] }
+    return try Self.posterSettings(poster, for: settings, width: width, height: height, fps: fps)
+  }
+
+  /// `posterSettings` for the value `poster` ("" for each video's own name).
+  static func posterSettings(
+    _ poster: String, for settings: [OutputSettings], width: Int, height: Int, fps: Int
+  ) throws -> [OutputSettings] {
     let animated = settings.filter { $0.format.isAnimated && $0.path != "-" }
     guard let first = animated.first else {
       throw InputError(
@@ -96,5 +103,14 @@ extension RenderRequest {
       do { try s.validate() } catch let e as VideoError { throw InputError("--poster \(path): \(e)") }
       return s
     }
+  }
+}
+
+extension RenderJob {
+  /// The job with one more poster, frame 0 of its render written to `path` (.png or .webp).
+  public func addingPoster(_ path: String) throws -> RenderJob {
+    var job = self
+    job.posters += try RenderRequest.posterSettings(path, for: outputs, width: width, height: height, fps: fps)
+    return job
   }
 }

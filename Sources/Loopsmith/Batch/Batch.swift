@@ -515,8 +515,10 @@ public enum Batch {
       return failed(RenderRequest.existsMessage(existing.path))
     }
     do {
-      let result = try RenderPipeline.run(job)
-      if options.gallery { Gallery.tryPoster(p, dir: dir) }
+      // The gallery's poster is frame 0 of this very render, written beside its outputs.
+      let withPoster = options.gallery ? Gallery.addingPoster(to: job, preset: p.source.name, dir: dir) : nil
+      let result = try RenderPipeline.run(withPoster ?? job)
+      if options.gallery && withPoster == nil { Gallery.tryPoster(p, dir: dir) }
       let seconds = Date().timeIntervalSince(start)
       return zip(p.outputs, zip(job.outputs, result.files)).map { name, pair in
         let (settings, file) = pair
