@@ -6,7 +6,7 @@
 /// (Cb = Cr = 128). Alpha is stored in limited range, Y = 16 + 219 a, like the colour half and
 /// as the stream is tagged: any decoder's YUV to RGB conversion then gives R = G = B = a in the
 /// bottom half, with nothing clipped, so a player reads alpha from the decoded picture as it is.
-/// `player/loopsmith-alpha.js` composites such a file on any background (docs/STACKED-ALPHA.md).
+/// `player/loopsmith-alpha.js` composites such a file on any background (README, Stacked alpha).
 public enum StackedAlpha {
   /// The codecs a stacked file can hold: those every platform's `<video>` decodes in hardware.
   public static let codecs: [VideoCodec] = [.h264, .hevc]
