@@ -132,7 +132,16 @@ extension RenderRequest {
       levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
     job.notices = alphaNotices(info: type.info, settings: settings)
     job.posters = try posterSettings(for: settings, width: width, height: height, fps: fps)
-    return try frames.map { try job.segment($0) } ?? job
+    guard let frames else { return job }
+    var segment = try job.segment(frames)
+    segment.notices = job.notices
+    if !job.posters.isEmpty && segment.firstFrame != 0 {
+      throw InputError(
+        "--poster: shows frame 0, which segment --frames \(frames) does not render; give it to the segment starting at 0"
+      )
+    }
+    segment.posters = job.posters
+    return segment
   }
 
   /// The error for `-n/--no-overwrite` when `path` exists.

@@ -123,6 +123,18 @@ import _TestSupport
     }
   }
 
+  @Test func aSegmentKeepsTheNoticeAndOnlyTheFirstTakesAPoster() throws {
+    let dir = TemporaryDirectory()
+    let late = try runLoopsmith(
+      ["render", "voice-orb", "-o", dir.path("b.mp4"), "--frames", "5:10", "--poster"] + Self.small)
+    #expect(late.status == 2 && late.stderr.contains("--poster: shows frame 0"), "\(late.stderr)")
+    let first = try runLoopsmith(
+      ["render", "voice-orb", "-o", dir.path("a.mp4"), "--frames", "0:5", "--poster"] + Self.small)
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(
+      first.stderr.contains("note:") && FileManager.default.fileExists(atPath: dir.path("a.png")), "\(first.stderr)")
+  }
+
   // MARK: - Doctor
 
   static func pkgConfigVersion(_ library: String) throws -> String {

@@ -305,6 +305,8 @@ public enum Batch {
       let names = request.outputs.isEmpty ? [source.name + ".mp4"] : request.outputs
       prepared.outputs = names
       request.outputs = names.map { (options.outDir as NSString).appendingPathComponent($0) }
+      // A preset's poster, like its outputs, is a plain name in the folder.
+      request.poster = request.poster.map { $0.isEmpty ? $0 : (options.outDir as NSString).appendingPathComponent($0) }
       request.threads = threads
       let job = try request.job()
       prepared.job = job
