@@ -98,6 +98,9 @@ public struct Preset: Sendable {
           )
         }
       }
+      if setting.valueOptional, case .text(let o) = value, o.contains("/") || o.hasPrefix(".") {
+        throw InputError("\(path): '\(key)': '\(o)' must be a plain file name (no folders), or true")
+      }
       // Files a preset names sit beside it, confined to the preset's folder.
       if setting.isFile, case .text(let file) = value {
         value = .text(

@@ -29,8 +29,11 @@ public struct RenderJob: Sendable {
   public let transition: Transition?
   /// The loop frame this job's frame 0 is (`render --frames A:B`); 0 for a whole loop.
   public var firstFrame = 0
-  /// One-line notices about what the render does to its inputs (a sound fitted to the loop).
+  /// One-line notices for the user (a sound fitted to the loop, alpha a format drops); the
+  /// command line prints them.
   public var notices: [String] = []
+  /// Stills of the job's frame 0 written from the same render (`--poster`).
+  public var posters: [OutputSettings] = []
 
   /// A transition clip: from one value's loop to another's (weathers, voice states).
   public struct Transition: Sendable, Hashable {
@@ -129,7 +132,18 @@ extension RenderRequest {
       threads: try threadsThatFit(threads, width: width, height: height, settings: settings),
       levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
     job.notices = try audioNotices(settings, fps: fps, frameCount: frameCount)
-    return try frames.map { try job.segment($0) } ?? job
+    job.notices += alphaNotices(info: type.info, settings: settings)
+    job.posters = try posterSettings(for: settings, width: width, height: height, fps: fps)
+    guard let frames else { return job }
+    var segment = try job.segment(frames)
+    segment.notices = job.notices
+    if !job.posters.isEmpty && segment.firstFrame != 0 {
+      throw InputError(
+        "--poster: shows frame 0, which segment --frames \(frames) does not render; give it to the segment starting at 0"
+      )
+    }
+    segment.posters = job.posters
+    return segment
   }
 
   /// The error for `-n/--no-overwrite` when `path` exists.
@@ -290,6 +304,14 @@ extension RenderRequest {
     // background elsewhere; `--background transparent` insists on alpha (an error for MP4).
     var keepAlpha: Bool? = info.isTransparent ? nil : false
     var backgroundColor = Color.black
+    let alphaMode = try self.alphaMode()
+    if alphaMode != .auto, let bg = background {
+      throw InputError(
+        "--alpha \(alphaMode.rawValue): keeps transparency, so --background '\(bg)' has nothing to do; remove one of them"
+      )
+    }
+    if alphaMode == .native { keepAlpha = true }
+    if alphaMode == .stacked { keepAlpha = false }
     if let bg = background {
       if bg.lowercased() == "transparent" {
         keepAlpha = true
@@ -320,8 +342,13 @@ extension RenderRequest {
             + format.spec.codecs.map(\.rawValue).joined(separator: " or "))
       }
       let used = codec ?? format.spec.defaultCodec
-      if let problem = used.sizeProblem(width: width, height: height) {
-        throw InputError("--size: \(width)x\(height) does not fit \(path): \(problem)")
+      if keepAlpha == true, used == .hevc { throw InputError("-o \(path): \(Self.hevcAlphaMessage)") }
+      let stacked = alphaMode == .stacked && StackedAlpha.codecs.contains(used)
+      let encodedHeight = stacked ? StackedAlpha.encodedHeight(height) : height
+      if let problem = used.sizeProblem(width: width, height: encodedHeight) {
+        throw InputError(
+          "--size: \(width)x\(height)\(stacked ? " (stacked alpha: \(width)x\(encodedHeight))" : "") does not fit \(path): \(problem)"
+        )
       }
       if let crf {
         guard let quality = used.spec.quality else {
@@ -334,7 +361,9 @@ extension RenderRequest {
         }
       }
     }
+    try checkStacked(alphaMode, paths: paths, formats: formats, codec: codec, height: height)
     return try zip(paths, formats).map { path, format -> OutputSettings in
+      let stacked = alphaMode == .stacked && StackedAlpha.codecs.contains(codec ?? format.spec.defaultCodec)
       var s = try OutputSettings(
         path: path, format: format, codec: codec,
         width: width, height: height, fps: fps, frameCount: format.isAnimated ? frameCount : 1, crf: crf,
@@ -342,6 +371,14 @@ extension RenderRequest {
         x264Preset: x264Preset, audio: format.isAnimated && format != .y4m ? audioTrack : nil)
       // Unasked, alpha is kept only where the codec carries it; elsewhere the background shows.
       if keepAlpha == nil && !s.carriesAlpha { s.keepAlpha = false }
+      if stacked {
+        s.keepAlpha = false
+        s.stackedAlpha = true
+        s.height = StackedAlpha.encodedHeight(height)
+      } else if alphaMode == .stacked, info.isTransparent {
+        s.keepAlpha = true  // the other outputs keep alpha where they can
+        if !s.carriesAlpha { s.keepAlpha = false }
+      }
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s
     }

@@ -9,6 +9,8 @@ import Video
 public struct RenderResult: Sendable {
   public var files: [WrittenFile]
   public var frames: Int
+  /// The stills of frame 0 (`--poster`).
+  public var posters: [WrittenFile] = []
 }
 
 /// Renders a job's frames in parallel and encodes them in order into every output.
@@ -37,13 +39,16 @@ public enum RenderPipeline {
     let ring = (0..<2).map { _ in (0..<threads).map { _ in converters.map { $0.makeFrame() } } }
     try Cancellation.check()  // allocating large frames takes a moment; no file exists yet
     var writers: [VideoWriter] = []
+    var posters: [VideoWriter] = []  // the stills of frame 0, written from batch 0's first surface
     do {
       if !discard {
         for (settings, converter) in zip(job.outputs, converters) {
           writers.append(try VideoWriter(settings, converter: converter))
         }
+        for settings in job.posters { posters.append(try VideoWriter(settings)) }
       }
     } catch {
+      posters.forEach { $0.cancel() }
       writers.forEach { $0.cancel() }
       throw error
     }
@@ -72,6 +77,9 @@ public enum RenderPipeline {
       DispatchQueue.concurrentPerform(iterations: count) { slot in
         shared.render(job: job, frame: first + slot, slot: slot, half: half)
       }
+      if batch == 0 && Cancellation.signal == nil {
+        do { for poster in posters { try poster.append(surfaces[0].image) } } catch { failure.set(error) }
+      }
       encoding.wait()
       encoding.enter()
       encoder.async {
@@ -90,22 +98,24 @@ public enum RenderPipeline {
     }
     encoding.wait()
     if let error = failure.error {
-      writers.forEach { $0.cancel() }
+      (writers + posters).forEach { $0.cancel() }
       throw error
     }
     var files: [WrittenFile] = []
+    var posterFiles: [WrittenFile] = []
     do {
       // A signal during the flush (an encoder's lookahead can take seconds) or after it stops the
       // render like one between frames: no output is renamed into place.
-      for writer in writers { try writer.flush(interrupt: Cancellation.check) }
+      for writer in writers + posters { try writer.flush(interrupt: Cancellation.check) }
       try Cancellation.check()
       for writer in writers { files.append(try writer.commit()) }
+      for poster in posters { posterFiles.append(try poster.commit()) }
     } catch {
-      writers.forEach { $0.cancel() }
+      (writers + posters).forEach { $0.cancel() }
       // Files already renamed into place are complete and stay; say which one failed.
       throw error
     }
-    return RenderResult(files: files, frames: total)
+    return RenderResult(files: files, frames: total, posters: posterFiles)
   }
 
   /// Draws the frames GIF writers cut their palette from (a few, spread over the loop) and hands

@@ -46,6 +46,10 @@ public struct RenderRequest: Sendable {
   public var memoryLimit: UInt64?
   /// `A:B`: render only frames A..<B of the loop into a segment (`render --frames`).
   public var frames: String?
+  /// `auto`, `native` (the format's own alpha plane) or `stacked` (colour over alpha in H.264/HEVC).
+  public var alpha: String?
+  /// Frame 0 as a picture beside the outputs: a path, or "" for each video's own name (`--poster`).
+  public var poster: String?
 
   public init() {}
 

@@ -66,13 +66,17 @@ public struct RenderSetting: Sendable {
   public let note: String?
   /// A path read from beside the preset when relative.
   public let isFile: Bool
+  /// The flag may come without its value (`--poster` alone), which then is "" (a preset's `true`).
+  public let valueOptional: Bool
   package let field: Field
 
   package init(
     _ flag: String, short: Character? = nil, key: String?, _ kind: Kind, _ field: Field, placeholder: String = "",
-    default defaultText: String? = nil, note: String? = nil, isFile: Bool = false, help: String
+    default defaultText: String? = nil, note: String? = nil, isFile: Bool = false, valueOptional: Bool = false,
+    help: String
   ) {
     (self.flag, self.short, self.presetKey, self.kind, self.field) = (flag, short, key, kind, field)
+    self.valueOptional = valueOptional
     (self.placeholder, self.defaultText, self.note, self.isFile, self.help) = (
       placeholder, defaultText, note, isFile, help
     )
@@ -159,6 +163,18 @@ public struct RenderSetting: Sendable {
   static let background = RenderSetting(
     "background", key: "background", .text, .text(\.background), placeholder: "color|transparent", default: "black",
     help: "What transparent effects are drawn over where alpha is not kept.")
+  public static let alpha = RenderSetting(
+    "alpha", key: "alpha", .choice(AlphaMode.allCases.map(\.rawValue)), .text(\.alpha),
+    placeholder: "auto|native|stacked", default: "auto",
+    help:
+      "Transparent effects: auto keeps alpha where the format has an alpha plane (WebM VP9, MOV ProRes, PNG, APNG, WebP, GIF) and draws over --background elsewhere; native insists on that plane; stacked writes H.264/HEVC MP4 with the colour on top and alpha below, for player/loopsmith-alpha.js."
+  )
+  static let poster = RenderSetting(
+    "poster", key: "poster", .text, .text(\.poster), placeholder: "path", default: "each video's name as .png",
+    valueOptional: true,
+    help:
+      "Also write frame 0 of the same render as a still, .png (lossless) or .webp by the path's extension; alone, one PNG beside each video, named like it."
+  )
   public static let maxSpeedChange = RenderSetting(
     "max-speed-change", key: "maxSpeedChange", .number(0...1, above: false), .number(\.maxSpeedChange),
     placeholder: "fraction", default: "0.1", note: "(0.1 is 10%)",
@@ -186,8 +202,9 @@ public struct RenderSetting: Sendable {
 
   /// Every setting, in the order help lists them.
   public static let all: [RenderSetting] = [
-    output, size, points, fps, duration, time, still, scale, audio, audioFit, levels, transition, rtl, appearance, palette, codec,
-    crf, bitDepth, background, maxSpeedChange, threads, encoderThreads, x264Preset, frames,
+    output, size, points, fps, duration, time, still, scale, audio, audioFit, levels, transition, rtl, appearance,
+    palette, codec, crf, bitDepth, background, alpha, poster, maxSpeedChange, threads, encoderThreads, x264Preset,
+    frames,
   ]
 
   /// The row whose flag is `flag` (without dashes).
@@ -308,7 +325,8 @@ public struct RenderSetting: Sendable {
       }
       return .text(s)
     case .text:
-      guard let s = json as? String else { throw fail("a string") }
+      if valueOptional, let n = json as? NSNumber, isBool(n), n.boolValue { return .text("") }
+      guard let s = json as? String else { throw fail(valueOptional ? "a file name or true" : "a string") }
       return .text(s)
     case .toggle:
       guard let n = json as? NSNumber, isBool(n) else { throw fail("true or false") }

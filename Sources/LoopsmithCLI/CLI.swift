@@ -24,6 +24,7 @@ public enum CLI {
       check <video>                   Decode a file and report its loop seam and compatibility.
       join <segment>... -o <path>     Join the segments of one render (render --frames A:B).
       schema                          Print the JSON Schema of preset files.
+      doctor [--json]                 What this build can encode, decode and mux.
       help <command>                  The command's help, as '<command> --help' prints it.
 
     OPTIONS:
@@ -70,8 +71,9 @@ public enum CLI {
       case "batch": return try BatchCommand.run(rest, stdout: stdout, stderr: stderr)
       case "schema": return try SchemaCommand.run(rest, stdout: stdout)
       case "join": return try JoinCommand.run(rest, stdout: stdout, stderr: stderr)
+      case "doctor": return try DoctorCommand.run(rest, stdout: stdout)
       default:
-        let commands = ["render", "batch", "list", "plan", "check", "schema", "join"]
+        let commands = ["render", "batch", "list", "plan", "check", "schema", "join", "doctor"]
         let hint = didYouMean(command, in: commands)
         throw InputError("Unknown command '\(command)'; expected one of \(commands.joined(separator: ", ")).\(hint)")
       }
@@ -90,7 +92,7 @@ public enum CLI {
   static let helps: [String: () -> String] = [
     "render": { RenderCommand.help }, "batch": { BatchCommand.help }, "list": { ListCommand.help },
     "plan": { PlanCommand.help }, "check": { CheckCommand.help }, "schema": { SchemaCommand.help },
-    "join": { JoinCommand.help },
+    "join": { JoinCommand.help }, "doctor": { DoctorCommand.help },
   ]
 
   static func jsonString(_ value: Any) -> String {

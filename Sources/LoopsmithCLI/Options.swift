@@ -8,6 +8,9 @@ struct OptionSpec {
   let value: String?  // the value's placeholder, or nil for a flag
   let help: String
   let repeatable: Bool
+  /// The value may be left out (`--poster` alone is ""): the next word is the value only when it
+  /// ends in one of these extensions.
+  var optionalValueExtensions: [String]? = nil
 
   init(_ long: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false, _ help: String) {
     (self.long, self.short, self.value, self.help, self.repeatable) = (long, short, value, help, repeatable)
@@ -25,6 +28,7 @@ struct OptionSpec {
     self.init(
       setting.flag, short: setting.short, value: takesValue ? setting.placeholder : nil, repeatable: repeatable,
       setting.helpLine)
+    if setting.valueOptional { optionalValueExtensions = [".png", ".webp"] }
   }
 }
 
@@ -101,6 +105,14 @@ struct ParsedArguments {
         let value: String
         if let inline {
           value = inline
+        } else if let extensions = s.optionalValueExtensions {
+          let next = i < args.count ? args[i].lowercased() : ""
+          if !Self.isOption(next), extensions.contains(where: { next.hasSuffix($0) }) {
+            value = args[i]
+            i += 1
+          } else {
+            value = ""
+          }
         } else {
           // The next word is the value unless it is another option: `--size -o a.mp4` is a missing
           // size, not a size of '-o'. A negative number is a value (`-1`, `-2x32`), and so is '-'.

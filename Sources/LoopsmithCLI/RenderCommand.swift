@@ -77,6 +77,7 @@ enum RenderCommand {
       let dir = parsed.last("out-dir") ?? "renders"
       base = preset.request
       base.outputs = base.outputs.map { (dir as NSString).appendingPathComponent($0) }
+      base.poster = base.poster.map { $0.isEmpty ? $0 : (dir as NSString).appendingPathComponent($0) }
       defaultOutputs = [(dir as NSString).appendingPathComponent(preset.name + ".mp4")]
       outDir = dir
     } else {
@@ -89,7 +90,9 @@ enum RenderCommand {
     let job = try request.job(defaultOutputs: defaultOutputs)
     if !parsed.has("quiet") { for notice in job.notices { stderr.write("Note: \(notice)\n") } }
     if parsed.has("no-overwrite"), !discard,
-      let existing = job.outputs.first(where: { $0.path != "-" && FileManager.default.fileExists(atPath: $0.path) })
+      let existing = (job.outputs + job.posters).first(where: {
+        $0.path != "-" && FileManager.default.fileExists(atPath: $0.path)
+      })
     {
       throw InputError(RenderRequest.existsMessage(existing.path))
     }
@@ -177,6 +180,9 @@ enum RenderCommand {
         ]
       },
     ]
+    if !result.posters.isEmpty {
+      out["posters"] = result.posters.map { ["path": $0.path, "bytes": $0.bytes] as [String: Any] }
+    }
     for (key, value) in frameSummary(job) { out[key] = value }
     if let t = job.transition {
       // The loops the clip joins: render them at the same size, fps and speed limit, without --duration.

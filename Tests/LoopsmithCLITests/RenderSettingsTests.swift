@@ -22,6 +22,7 @@ import Video
         (String(r.upperBound), r.upperBound),
       ]
     case .choice(let names): names.map { ($0, $0) }
+    case .text where s.valueOptional: [("p.png", "p.png")]  // a bare --poster is a preset's true
     case .text, .transition: [("rain:snow", "rain:snow")]
     case .toggle: [("", true)]
     case .size: [("32x48", [32, 48])]
@@ -71,6 +72,7 @@ import Video
     case .integers(let v): #expect(p["enum"] as? [Int] == v)
     case .choice(let names): #expect(p["enum"] as? [String] == names)
     case .toggle: #expect(p["type"] as? String == "boolean")
+    case .text where setting.valueOptional: #expect(p["anyOf"] != nil)  // a file name or true
     case .text: #expect(p["type"] as? String == "string")
     case .size, .outputs, .transition: #expect(p["anyOf"] != nil || p["type"] != nil)
     }

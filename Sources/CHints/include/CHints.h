@@ -13,4 +13,36 @@ static inline void chints_prefetch(const void *address) { __builtin_prefetch(add
 // blend will read and write back (Raster's spans over a 33 MB canvas).
 static inline void chints_prefetch_write(void *address) { __builtin_prefetch(address, 1, 3); }
 
+// The x86 instruction sets the C side of this build was compiled for, one bit each: SSE4.1,
+// SSE4.2, AVX, AVX2, FMA, BMI2, F16C, AVX-512F (`make build CPU=x86-64-v3` passes -march=haswell
+// to both compilers, so Swift's code assumes the same). `loopsmith doctor` prints them.
+static inline unsigned chints_compiled_x86_features(void) {
+  unsigned f = 0;
+#ifdef __SSE4_1__
+  f |= 1u << 0;
+#endif
+#ifdef __SSE4_2__
+  f |= 1u << 1;
+#endif
+#ifdef __AVX__
+  f |= 1u << 2;
+#endif
+#ifdef __AVX2__
+  f |= 1u << 3;
+#endif
+#ifdef __FMA__
+  f |= 1u << 4;
+#endif
+#ifdef __BMI2__
+  f |= 1u << 5;
+#endif
+#ifdef __F16C__
+  f |= 1u << 6;
+#endif
+#ifdef __AVX512F__
+  f |= 1u << 7;
+#endif
+  return f;
+}
+
 #endif

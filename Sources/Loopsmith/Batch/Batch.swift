@@ -382,6 +382,8 @@ public enum Batch {
       }
       prepared.outputs = names
       request.outputs = names.map { (options.outDir as NSString).appendingPathComponent($0) }
+      // A preset's poster, like its outputs, is a plain name in the folder.
+      request.poster = request.poster.map { $0.isEmpty ? $0 : (options.outDir as NSString).appendingPathComponent($0) }
       request.threads = threads
       let job = try request.job()
       prepared.job = job
@@ -641,8 +643,11 @@ public enum Batch {
       return failed(RenderRequest.existsMessage(existing.path))
     }
     do {
-      let result = try RenderPipeline.run(job)
-      if drawsPoster { Gallery.tryPoster(p, dir: dir) }
+      // The gallery's poster is frame 0 of this very render, written beside its outputs; with
+      // --split, the part that holds frame 0 draws it.
+      let withPoster = drawsPoster ? Gallery.addingPoster(to: job, preset: p.source.name, dir: dir) : nil
+      let result = try RenderPipeline.run(withPoster ?? job)
+      if drawsPoster && withPoster == nil { Gallery.tryPoster(p, dir: dir) }
       let seconds = Date().timeIntervalSince(start)
       return zip(p.outputs, zip(job.outputs, result.files)).map { name, pair in
         let (settings, file) = pair

@@ -9,7 +9,8 @@ public enum Gallery {
   /// Where a preset's poster goes, relative to the folder.
   public static func posterName(_ preset: String) -> String { "posters/\(preset).png" }
 
-  /// Frame 0 of the preset's loop as a PNG: the same request with the poster as its only output
+  /// Frame 0 of the preset's loop as a PNG, for a preset whose outputs are up to date (a render
+  /// writes its poster itself, `addingPoster`): the same request with the poster as its only output
   /// (a PNG without `time` shows t = 0 of the loop, not the Reduce Motion still). A transition
   /// clip starts on frame 0 of its FROM value's loop, so its poster is that loop's frame 0: the
   /// request without the transition, the effect's transition parameter set to FROM, and the loop's
@@ -36,6 +37,18 @@ public enum Gallery {
       request.parameters[spec.parameter] = .choice(transition.from)
     }
     return request
+  }
+
+  /// `job` writing the preset's poster too, from the same render (`RenderJob.posters`): a
+  /// transition clip's frame 0 is its FROM loop's frame 0, as `posterRequest` draws it. Nil when
+  /// the posters folder cannot be made inside `dir`; the poster is then drawn on its own.
+  static func addingPoster(to job: RenderJob, preset: String, dir: String) -> RenderJob? {
+    let path = (dir as NSString).appendingPathComponent(posterName(preset))
+    let folder = (path as NSString).deletingLastPathComponent
+    guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
+      Confinement.isInside(folder, folder: dir)
+    else { return nil }
+    return try? job.addingPoster(path)
   }
 
   /// Writes the poster, or leaves none: a poster is a picture for the page, never a reason to fail

@@ -88,6 +88,8 @@ public enum PresetSchema {
       out["maximum"] = number(r.upperBound)
     case .choice(let names):
       out["enum"] = names
+    case .text where setting.valueOptional:
+      out["anyOf"] = [["type": "string", "pattern": "^[^/.][^/]*$"], ["const": true]]
     case .text:
       out["type"] = "string"
       if setting.flag == RenderSetting.background.flag { out["pattern"] = "^(transparent|\(colorAlternatives))$" }

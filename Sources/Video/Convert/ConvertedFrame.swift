@@ -52,6 +52,8 @@ public final class ConvertedFrame: @unchecked Sendable {
   public let height: Int
   let layout: PixelLayout
   let planes: [Plane]
+  /// The frame whose memory this one's planes point into, or nil when it owns its planes.
+  private let owner: ConvertedFrame?
 
   init(width: Int, height: Int, layout: PixelLayout) {
     (self.width, self.height, self.layout) = (width, height, layout)
@@ -60,9 +62,32 @@ public final class ConvertedFrame: @unchecked Sendable {
       pointer.initializeMemory(as: UInt8.self, repeating: 0, count: shape.bytesPerRow * shape.rows)
       return Plane(pointer: pointer, bytesPerRow: shape.bytesPerRow, rows: shape.rows)
     }
+    owner = nil
   }
 
-  deinit { for plane in planes { plane.pointer.deallocate() } }
+  /// A view of `owner`'s memory as other planes.
+  private init(width: Int, height: Int, layout: PixelLayout, planes: [Plane], owner: ConvertedFrame) {
+    (self.width, self.height, self.layout, self.planes, self.owner) = (width, height, layout, planes, owner)
+  }
+
+  deinit { if owner == nil { for plane in planes { plane.pointer.deallocate() } } }
+
+  /// A stacked-alpha frame (8-bit 4:2:0, twice the picture's height) seen as the picture's
+  /// `yuva420p` frame: its Y, Cb and Cr planes are the top halves, its alpha plane is the bottom
+  /// half's luma.
+  func stackedHalves() -> ConvertedFrame {
+    precondition(layout == .yuv420p && height % 4 == 0, "stacked alpha is 8-bit 4:2:0 of an even picture")
+    let h = height / 2
+    let (y, cb, cr) = (planes[0], planes[1], planes[2])
+    return ConvertedFrame(
+      width: width, height: h, layout: .yuva420p,
+      planes: [
+        Plane(pointer: y.pointer, bytesPerRow: y.bytesPerRow, rows: h),
+        Plane(pointer: cb.pointer, bytesPerRow: cb.bytesPerRow, rows: cb.rows / 2),
+        Plane(pointer: cr.pointer, bytesPerRow: cr.bytesPerRow, rows: cr.rows / 2),
+        Plane(pointer: y.pointer + h * y.bytesPerRow, bytesPerRow: y.bytesPerRow, rows: h),
+      ], owner: self)
+  }
 
   /// The 8-bit sample of plane `plane` at column `x` (counted in samples) and row `y`.
   /// For tests and checks; 10-bit planes answer their 16-bit value.

@@ -12,11 +12,18 @@ import Raster
 /// The converter holds only constants; `convert` may run on many threads at once, each writing
 /// its own `ConvertedFrame`.
 public final class FrameConverter: Sendable {
+  /// The converted frame's size (with stacked alpha, twice the image's height).
   public let width: Int
   public let height: Int
   let layout: PixelLayout
   /// Whether alpha is kept (un-premultiplied) rather than composited over the background.
   let keepsAlpha: Bool
+  /// Whether an alpha plane holds limited-range codes, 16 + 219 a (stacked alpha's bottom half),
+  /// rather than 0...255.
+  let limitedAlpha: Bool
+  /// With stacked alpha, the converter that writes the picture's colour and alpha into the two
+  /// halves of this converter's frames (`StackedAlpha`).
+  let stacked: FrameConverter?
   /// The background, premultiplied, drawn under every pixel when alpha is not kept.
   let background: Pixel
   /// For 4:2:0 layouts, 128 rows converted from clear pixels: rows of a frame known to be clear
@@ -26,23 +33,38 @@ public final class FrameConverter: Sendable {
   public convenience init(_ settings: OutputSettings) {
     self.init(
       width: settings.width, height: settings.height, layout: Self.layout(for: settings),
-      keepAlpha: settings.carriesAlpha, background: settings.background)
+      keepAlpha: settings.carriesAlpha, background: settings.background, stacked: settings.stackedAlpha)
   }
 
-  init(width: Int, height: Int, layout: PixelLayout, keepAlpha: Bool, background: Color, clearRows: Bool = true) {
+  init(
+    width: Int, height: Int, layout: PixelLayout, keepAlpha: Bool, background: Color, clearRows: Bool = true,
+    limitedAlpha: Bool = false, stacked: Bool = false
+  ) {
     precondition(width > 0 && height > 0, "converter size \(width)x\(height) must be positive")
+    precondition(!stacked || (layout == .yuv420p && height % 4 == 0), "stacked alpha is 8-bit 4:2:0 of an even picture")
     (self.width, self.height, self.layout) = (width, height, layout)
     keepsAlpha = keepAlpha && layout.hasAlpha
+    self.limitedAlpha = limitedAlpha
     self.background = background.premultiplied
-    if clearRows && [.yuv420p, .yuva420p, .yuv420p10].contains(layout) {
+    // The picture, with its alpha plane written as the bottom half's luma.
+    self.stacked =
+      stacked
+      ? FrameConverter(
+        width: width, height: height / 2, layout: .yuva420p, keepAlpha: true, background: .black,
+        limitedAlpha: true) : nil
+    if clearRows && !stacked && [.yuv420p, .yuva420p, .yuv420p10].contains(layout) {
       // Converted by this very code, so a copied row is the row it would have made.
       let maker = FrameConverter(
-        width: width, height: 128, layout: layout, keepAlpha: keepAlpha, background: background, clearRows: false)
+        width: width, height: 128, layout: layout, keepAlpha: keepAlpha, background: background, clearRows: false,
+        limitedAlpha: limitedAlpha)
       self.clearRows = maker.convert(Image(width: width, height: 128))
     } else {
       self.clearRows = nil
     }
   }
+
+  /// The height of the images it takes: its frames' height, or half of it with stacked alpha.
+  public var imageHeight: Int { stacked?.height ?? height }
 
   /// The samples each codec takes: its row in the table of formats (`VideoCodec.spec`).
   static func layout(for settings: OutputSettings) -> PixelLayout { settings.layout }
@@ -66,10 +88,21 @@ public final class FrameConverter: Sendable {
   /// voice orb) is mostly such rows.
   public func convert(_ image: Image, into frame: ConvertedFrame, drawn: IntRect? = nil) {
     precondition(
-      image.width == width && image.height == height,
-      "image \(image.width)x\(image.height) given to a \(width)x\(height) converter")
+      image.width == width && image.height == imageHeight,
+      "image \(image.width)x\(image.height) given to a \(width)x\(imageHeight) converter")
     precondition(
       frame.width == width && frame.height == height && frame.layout == layout, "frame from another converter")
+    if let stacked {
+      stacked.convert(image, into: frame.stackedHalves(), drawn: drawn)
+      // The alpha half's chroma is neutral: its picture is grey, R = G = B = alpha.
+      for p in 1...2 {
+        let plane = frame.planes[p]
+        let top = plane.rows / 2
+        (plane.pointer + top * plane.bytesPerRow).initializeMemory(
+          as: UInt8.self, repeating: 128, count: (plane.rows - top) * plane.bytesPerRow)
+      }
+      return
+    }
     let rows = drawn.map { $0.isEmpty ? 0..<0 : max($0.y, 0)..<min($0.maxY, height) } ?? 0..<height
     switch layout {
     case .yuv420p, .yuva420p: convert420(image, frame, bits: 8, drawnRows: rows)
@@ -224,7 +257,10 @@ public final class FrameConverter: Sendable {
             let aNoise = SIMD4<Float>(
               table[((y0 + 53) & 63) << 6 | ((x0 + 5) & 63)], table[((y0 + 53) & 63) << 6 | ((x1 + 5) & 63)],
               table[((y1 + 53) & 63) << 6 | ((x0 + 5) & 63)], table[((y1 + 53) & 63) << 6 | ((x1 + 5) & 63)])
-            let a = alphaCodes(alpha, noise: aNoise, maximum: 255)
+            let a =
+              limitedAlpha
+              ? alphaCodes(alpha, noise: aNoise, offset: 16, range: 219)
+              : alphaCodes(alpha, noise: aNoise, maximum: 255)
             aPlane.pointer.storeBytes(of: UInt8(a[0]), toByteOffset: y0 * aPlane.bytesPerRow + x0, as: UInt8.self)
             aPlane.pointer.storeBytes(of: UInt8(a[1]), toByteOffset: y0 * aPlane.bytesPerRow + x1, as: UInt8.self)
             aPlane.pointer.storeBytes(of: UInt8(a[2]), toByteOffset: y1 * aPlane.bytesPerRow + x0, as: UInt8.self)
@@ -296,6 +332,21 @@ public final class FrameConverter: Sendable {
       clamp(a + noise, SIMD4(repeating: 1), SIMD4(repeating: maximum - 1)), maximum: SIMD4(repeating: maximum))
     codes.replace(with: 0, where: a .<= 0.5)
     codes.replace(with: maximum, where: a .>= maximum - 0.5)
+    return codes
+  }
+
+  /// Limited-range alpha codes, `offset + range * alpha` with dither, except that fully clear
+  /// and fully opaque stay exact (`offset` and `offset + range`).
+  @inline(__always) func alphaCodes(
+    _ alpha: SIMD4<Float>, noise: SIMD4<Float>, offset: Float, range: Float
+  ) -> SIMD4<Float> {
+    let a = clamp(alpha, .zero, SIMD4(repeating: 1)) * range
+    let top = offset + range
+    var codes = sampleCodes(
+      clamp(a + offset + noise, SIMD4(repeating: offset + 1), SIMD4(repeating: top - 1)),
+      maximum: SIMD4(repeating: 255))
+    codes.replace(with: offset, where: a .<= 0.5)
+    codes.replace(with: top, where: a .>= range - 0.5)
     return codes
   }
 

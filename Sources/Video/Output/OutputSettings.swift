@@ -38,6 +38,9 @@ public struct OutputSettings: Sendable {
   /// Its encoder starts fresh at A, with the whole loop's key-frame interval, and the file is
   /// tagged so `join` can check order and coverage (`FrameSegment`).
   public var segment: FrameSegment? = nil
+  /// Stacked alpha (`--alpha stacked`): the colour on top, alpha as luma below; `height` is then
+  /// the encoded frame's, twice the picture's (`StackedAlpha`).
+  public var stackedAlpha = false
 
   /// libx264's speed presets, fastest first.
   public static let x264Presets = [
@@ -161,6 +164,7 @@ public struct OutputSettings: Sendable {
     if codec == .h264 && !Self.x264Presets.contains(x264Preset) {
       try fail("x264 preset '\(x264Preset)': expected one of " + Self.x264Presets.joined(separator: ", "))
     }
+    if let problem = stackedAlphaProblem { try fail(problem) }
     if path.isEmpty { try fail("output path is empty") }
     if path == "-" && format != .y4m { try fail("'-' (stdout) carries only Y4M") }
     if audio != nil && format.spec.audioEncoder == nil {
