@@ -90,6 +90,18 @@ extension RenderRequest {
   /// frame, the environment, the rate and threads, the outputs, the loop (or the still), then each
   /// output's encoder settings and the threads that fit in memory.
   public func job(defaultOutputs: [String] = []) throws -> RenderJob {
+    try job { try outputFormats(defaultOutputs: defaultOutputs) }
+  }
+
+  /// The loop (or transition clip) the request plans, with no outputs: what `list` and `plan`
+  /// show. Every field but the outputs is checked as `job()` checks it.
+  public func loopJob() throws -> RenderJob {
+    try job { ([], []) }
+  }
+
+  /// The job, its outputs checked by `outputs` in their place among the steps (an animated
+  /// render when there are none).
+  private func job(outputs: () throws -> (paths: [String], formats: [OutputFormat])) throws -> RenderJob {
     let type = try checkedEffectType()
     let (pair, given) = try effectValues(of: type)
     var values = ParameterValues(specs: type.info.parameters, given: given)
@@ -98,8 +110,8 @@ extension RenderRequest {
     let fps = try RenderSetting.fps.check(self.fps ?? type.defaultFPS(for: values))
     let threads = try RenderSetting.threads.check(self.threads ?? ProcessInfo.processInfo.activeProcessorCount)
     let maxChange = try RenderSetting.maxSpeedChange.check(maxSpeedChange ?? 0.10)
-    let (paths, formats) = try outputFormats(defaultOutputs: defaultOutputs)
-    let isStill = formats.allSatisfy { !$0.isAnimated }
+    let (paths, formats) = try outputs()
+    let isStill = !formats.isEmpty && formats.allSatisfy { !$0.isAnimated }
     let fixedTime = try stillTime(isStill: isStill)
     if let d = duration { try RenderSetting.duration.check(d) }
 

@@ -48,10 +48,6 @@ enum BatchCommand {
     _ args: [String], stdout: TextSink, stderr: TextSink,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws -> Int32 {
-    if args.contains("-h") || args.contains("--help") {
-      stdout.write(help + "\n")
-      return 0
-    }
     let parsed = try ParsedArguments(args, specs: options)
     guard let out = parsed.last("out"), !out.isEmpty else {
       throw InputError("--out: missing; expected --out DIR, the folder for the outputs and manifest.json")
@@ -143,10 +139,6 @@ enum SchemaCommand {
   }
 
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
-    if args.contains("-h") || args.contains("--help") {
-      stdout.write(help + "\n")
-      return 0
-    }
     guard args.isEmpty else { throw InputError("schema takes no arguments; got '\(args[0])'") }
     stdout.write(PresetSchema.text())
     return 0

@@ -10,72 +10,117 @@ public enum CLI {
 
   static let overview = "Renders the SwiftUI Blocks effects into video files that loop without a seam."
 
-  static let usage = """
-    OVERVIEW: \(overview)
+  /// One command: how the usage lists it, its help, and what runs it. The usage, `help <command>`,
+  /// `<command> --help` and the dispatch all read this table, so a new command is one row.
+  struct Command {
+    let name: String
+    /// The command with its arguments, as the usage lists it (`render <effect | preset.json>`).
+    let synopsis: String
+    let summary: String
+    let help: () -> String
+    let run: (_ args: [String], _ stdout: TextSink, _ stderr: TextSink) throws -> Int32
+  }
 
-    USAGE: loopsmith <command> [options]
+  static let commands: [Command] = [
+    Command(
+      name: "render", synopsis: "render <effect | preset.json>", summary: "Render one video or still.",
+      help: { RenderCommand.help }, run: { try RenderCommand.run($0, stdout: $1, stderr: $2) }),
+    Command(
+      name: "batch", synopsis: "batch <preset.json | folder>... --out DIR",
+      summary: "Render many presets, skipping what is up to date.", help: { BatchCommand.help },
+      run: { try BatchCommand.run($0, stdout: $1, stderr: $2) }),
+    Command(
+      name: "list", synopsis: "list", summary: "Effects, their parameters and defaults, and presets.",
+      help: { ListCommand.help }, run: { args, out, _ in try ListCommand.run(args, stdout: out) }),
+    Command(
+      name: "plan", synopsis: "plan <effect | preset.json>",
+      summary: "The loop plan: each layer's strategy and speed change.", help: { PlanCommand.help },
+      run: { args, out, _ in try PlanCommand.run(args, stdout: out) }),
+    Command(
+      name: "check", synopsis: "check <video>", summary: "Decode a file and report its loop seam and compatibility.",
+      help: { CheckCommand.help }, run: { try CheckCommand.run($0, stdout: $1, stderr: $2) }),
+    Command(
+      name: "schema", synopsis: "schema", summary: "Print the JSON Schema of preset files.",
+      help: { SchemaCommand.help }, run: { args, out, _ in try SchemaCommand.run(args, stdout: out) }),
+    Command(
+      name: "join", synopsis: "join <segment>... -o <path>",
+      summary: "Join the segments of one render (render --frames A:B).", help: { JoinCommand.help },
+      run: { try JoinCommand.run($0, stdout: $1, stderr: $2) }),
+    Command(
+      name: "doctor", synopsis: "doctor [--json]", summary: "What this build can encode, decode and mux.",
+      help: { DoctorCommand.help }, run: { args, out, _ in try DoctorCommand.run(args, stdout: out) }),
+  ]
 
-    COMMANDS:
-      render <effect | preset.json>   Render one video or still.
-      batch <preset.json | folder>... --out DIR
-                                      Render many presets, skipping what is up to date.
-      list                            Effects, their parameters and defaults, and presets.
-      plan <effect | preset.json>     The loop plan: each layer's strategy and speed change.
-      check <video>                   Decode a file and report its loop seam and compatibility.
-      join <segment>... -o <path>     Join the segments of one render (render --frames A:B).
-      schema                          Print the JSON Schema of preset files.
-      doctor [--json]                 What this build can encode, decode and mux.
-      help <command>                  The command's help, as '<command> --help' prints it.
+  static var commandNames: [String] { commands.map(\.name) }
 
-    OPTIONS:
-      --version                       Show the version.
-      -h, --help                      Show help information.
+  static var usage: String {
+    let width = 32
+    func row(_ left: String, _ right: String) -> String {
+      // A synopsis too long for its column takes a line of its own, the summary under it.
+      left.count + 2 > width
+        ? "  \(left)\n" + String(repeating: " ", count: width + 2) + right
+        : "  " + left.padding(toLength: width, withPad: " ", startingAt: 0) + right
+    }
+    let rows =
+      commands.map { row($0.synopsis, $0.summary) }
+      + [row("help <command>", "The command's help, as '<command> --help' prints it.")]
+    return """
+      OVERVIEW: \(overview)
 
-    See 'loopsmith <command> --help' for a command's options.
-    """
+      USAGE: loopsmith <command> [options]
+
+      COMMANDS:
+      \(rows.joined(separator: "\n"))
+
+      OPTIONS:
+      \(row("--version", "Show the version."))
+      \(row("-h, --help", "Show help information."))
+
+      See 'loopsmith <command> --help' for a command's options.
+      """
+  }
 
   /// Runs a command line (without the program name); output goes to the given streams.
   public static func run(_ args: [String], stdout: TextSink = .stdout, stderr: TextSink = .stderr) -> Int32 {
-    guard let command = args.first else {
+    guard let name = args.first else {
       stderr.write(usage + "\n")
       return 2
     }
     let rest = Array(args.dropFirst())
     let json = rest.contains("--json")
     do {
-      switch command {
+      switch name {
       case "-h", "--help":
         stdout.write(usage + "\n")
-        return 0
-      case "help":
-        // `help render` is `render --help`: the same text from the same declarations.
-        guard let name = rest.first else {
-          stdout.write(usage + "\n")
-          return 0
-        }
-        guard let help = helps[name], rest.count == 1 else {
-          let names = helps.keys.sorted()
-          throw InputError(
-            "help: '\(rest.joined(separator: " "))' is not a command; expected one of \(names.joined(separator: ", ")).\(didYouMean(name, in: names))"
-          )
-        }
-        stdout.write(help() + "\n")
         return 0
       case "--version":
         stdout.write("loopsmith \(version)\n")
         return 0
-      case "render": return try RenderCommand.run(rest, stdout: stdout, stderr: stderr)
-      case "list": return try ListCommand.run(rest, stdout: stdout)
-      case "plan": return try PlanCommand.run(rest, stdout: stdout)
-      case "check": return try CheckCommand.run(rest, stdout: stdout, stderr: stderr)
-      case "batch": return try BatchCommand.run(rest, stdout: stdout, stderr: stderr)
-      case "schema": return try SchemaCommand.run(rest, stdout: stdout)
-      case "join": return try JoinCommand.run(rest, stdout: stdout, stderr: stderr)
-      case "doctor": return try DoctorCommand.run(rest, stdout: stdout)
+      case "help":
+        // `help render` is `render --help`: the same text from the same declarations.
+        guard let topic = rest.first else {
+          stdout.write(usage + "\n")
+          return 0
+        }
+        guard let command = commands.first(where: { $0.name == topic }), rest.count == 1 else {
+          throw InputError(
+            "help: '\(rest.joined(separator: " "))' is not a command; expected one of \(commandNames.joined(separator: ", ")).\(didYouMean(topic, in: commandNames))"
+          )
+        }
+        stdout.write(command.help() + "\n")
+        return 0
       default:
-        let commands = ["render", "batch", "list", "plan", "check", "schema", "join", "doctor"]
-        let hint = didYouMean(command, in: commands)
-        throw InputError("Unknown command '\(command)'; expected one of \(commands.joined(separator: ", ")).\(hint)")
+        guard let command = commands.first(where: { $0.name == name }) else {
+          throw InputError(
+            "Unknown command '\(name)'; expected one of \(commandNames.joined(separator: ", ")).\(didYouMean(name, in: commandNames))"
+          )
+        }
+        // No option takes a value starting with '-', so -h or --help anywhere asks for help.
+        if rest.contains("-h") || rest.contains("--help") {
+          stdout.write(command.help() + "\n")
+          return 0
+        }
+        return try command.run(rest, stdout, stderr)
       }
     } catch {
       let status = exitStatus(for: error)
@@ -87,13 +132,6 @@ public enum CLI {
       return status
     }
   }
-
-  /// Each command's help, as `<command> --help` prints it.
-  static let helps: [String: () -> String] = [
-    "render": { RenderCommand.help }, "batch": { BatchCommand.help }, "list": { ListCommand.help },
-    "plan": { PlanCommand.help }, "check": { CheckCommand.help }, "schema": { SchemaCommand.help },
-    "join": { JoinCommand.help }, "doctor": { DoctorCommand.help },
-  ]
 
   static func jsonString(_ value: Any) -> String {
     guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted]),

@@ -16,10 +16,6 @@ enum CheckCommand {
   }
 
   static func run(_ args: [String], stdout: TextSink, stderr: TextSink) throws -> Int32 {
-    if args.contains("-h") || args.contains("--help") {
-      stdout.write(help + "\n")
-      return 0
-    }
     let parsed = try ParsedArguments(args, specs: options)
     guard parsed.positionals.count == 1 else { throw InputError("check needs one video file") }
     let path = parsed.positionals[0]

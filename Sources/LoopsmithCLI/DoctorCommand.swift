@@ -15,10 +15,6 @@ enum DoctorCommand {
   }
 
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
-    if args.contains("-h") || args.contains("--help") {
-      stdout.write(help + "\n")
-      return 0
-    }
     let parsed = try ParsedArguments(args, specs: options)
     if let extra = parsed.positionals.first {
       throw InputError("doctor takes no arguments; got '\(extra)'")

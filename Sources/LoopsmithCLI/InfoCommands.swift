@@ -14,10 +14,6 @@ enum ListCommand {
   }
 
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
-    if args.contains("-h") || args.contains("--help") {
-      stdout.write(help + "\n")
-      return 0
-    }
     let parsed = try ParsedArguments(args, specs: options)
     guard parsed.positionals.isEmpty else {
       throw InputError("list takes no arguments; got '\(parsed.positionals[0])'")
@@ -28,8 +24,7 @@ enum ListCommand {
       let info = type.info
       var request = RenderRequest()
       request.effect = info.name
-      request.outputs = ["x.mp4"]
-      let job = try? request.job()
+      let job = try? request.loopJob()
       let loop =
         job.map { "\(ParameterValue.format($0.duration)) s loop at \($0.fps) fps, \($0.width)x\($0.height)" }
         ?? "no default loop"
@@ -47,7 +42,7 @@ enum ListCommand {
         for name in names {
           var r = request
           r.parameters[choice] = .choice(name)
-          guard let j = try? r.job() else { continue }
+          guard let j = try? r.loopJob() else { continue }
           text +=
             "    \(choice) \(name): \(ParameterValue.format(j.duration)) s loop at \(j.fps) fps, \(j.frameCount) frames\n"
           loops.append([choice: name, "duration": j.duration, "fps": j.fps, "frames": j.frameCount])
@@ -113,10 +108,6 @@ enum PlanCommand {
   }
 
   static func run(_ args: [String], stdout: TextSink) throws -> Int32 {
-    if args.contains("-h") || args.contains("--help") {
-      stdout.write(help + "\n")
-      return 0
-    }
     let parsed = try ParsedArguments(args, specs: options)
     guard parsed.positionals.count == 1 else { throw InputError("plan needs one effect or preset file") }
     var base = RenderRequest()
@@ -129,8 +120,7 @@ enum PlanCommand {
       base.effect = parsed.positionals[0]
     }
     var request = base.merged(with: try RenderCommand.requestFromFlags(parsed, effect: base.effect))
-    request.outputs = ["plan.mp4"]
-    let job = try request.job()
+    let job = try request.loopJob()
     guard let plan = job.plan else {
       stdout.write("\(job.effectType.info.name): a still; nothing moves.\n")
       return 0

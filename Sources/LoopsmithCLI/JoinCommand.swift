@@ -20,10 +20,6 @@ enum JoinCommand {
   }
 
   static func run(_ args: [String], stdout: TextSink, stderr: TextSink) throws -> Int32 {
-    if args.contains("-h") || args.contains("--help") {
-      stdout.write(help + "\n")
-      return 0
-    }
     let parsed = try ParsedArguments(args, specs: options)
     guard let output = parsed.last("output"), !output.isEmpty else {
       throw InputError("join: -o is missing; expected loopsmith join SEGMENT... -o FILE")

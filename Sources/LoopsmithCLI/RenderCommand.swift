@@ -49,10 +49,6 @@ enum RenderCommand {
   }
 
   static func run(_ args: [String], stdout: TextSink, stderr: TextSink) throws -> Int32 {
-    if args.contains("-h") || args.contains("--help") {
-      stdout.write(help + "\n")
-      return 0
-    }
     // Before anything that takes time: a signal during planning or audio decoding is recorded,
     // and the pipeline stops at its first check, so the exit status is always 128 + n.
     Cancellation.installHandlers()

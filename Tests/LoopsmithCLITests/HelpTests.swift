@@ -34,7 +34,7 @@ import _TestSupport
     #expect(bad.status == 2)
     #expect(
       bad.stderr.hasPrefix(
-        "Error: help: 'rendr' is not a command; expected one of batch, check, doctor, join, list, plan, render, schema."),
+        "Error: help: 'rendr' is not a command; expected one of render, batch, list, plan, check, schema, join, doctor."),
       "\(bad.stderr)")
   }
 

@@ -87,6 +87,32 @@ import _TestSupport
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
   }
 
+  /// Runs `command` on a terminal as `onTerminal` does and types Ctrl-C once its output holds
+  /// `marker`, as a user would: the terminal turns it into SIGINT for the command. However slow the
+  /// machine, the interrupt comes after the marker; a command that never prints it runs to its end.
+  static func interruptedOnTerminal(_ command: String, after marker: String) throws -> (status: Int32, text: String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    p.arguments = ["-q", "-e", "-c", command, "/dev/null"]
+    let out = Pipe()
+    let keys = Pipe()
+    p.standardOutput = out
+    p.standardInput = keys
+    try p.run()
+    defer { try? keys.fileHandleForWriting.close() }
+    var data = Data()
+    var typed = false
+    while case let chunk = out.fileHandleForReading.availableData, !chunk.isEmpty {
+      data.append(chunk)
+      if !typed, String(decoding: data, as: UTF8.self).contains(marker) {
+        keys.fileHandleForWriting.write(Data([0x03]))
+        typed = true
+      }
+    }
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+  }
+
   /// What a terminal shows of a line written with `\r` and erase-line: the text after the last.
   static func screen(_ line: Substring) -> String {
     let last = line.components(separatedBy: "\r").last ?? ""
@@ -111,10 +137,10 @@ import _TestSupport
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
   func anInterruptPrintsItsErrorOnALineOfItsOwn() throws {
-    // Long enough to still be rendering after a second: the interrupt comes mid-bar.
-    let (status, text) = try Self.onTerminal(
-      "timeout --preserve-status -s INT 3 \(Self.binary) render aurora-mesh --null --size 64x64 --scale 0.2 --fps 60 --duration 60"
-    )
+    // Ctrl-C once the live line shows: the interrupt comes mid-bar, on a fast machine or a slow one.
+    let (status, text) = try Self.interruptedOnTerminal(
+      "\(Self.binary) render aurora-mesh --null --size 64x64 --scale 0.2 --fps 60 --duration 60",
+      after: "/3600 frames, ")
     #expect(status == 130, "\(text.debugDescription)")
     #expect(text.contains("/3600 frames, "), "the live line was drawn before the interrupt: \(text.debugDescription)")
     let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")

@@ -1,0 +1,303 @@
+// The compositor behind GraphicsContext's drawing calls: rasterizing flattened lines into a layer
+// (or a shrunk one for wide blurs), streaming blurs, and blending layers onto their targets.
+// GraphicsContext.swift holds the drawing API these serve.
+
+extension GraphicsContext {
+  /// Rasterizes flattened, transformed lines with this context's state.
+  func draw(lines: Polylines, shading: Shading, rule: FillRule) {
+    guard let bounds = lines.bounds else { return }
+    let program = ShadingProgram(shading, transform: transform)
+    if filters.isEmpty {
+      rasterize(
+        lines, program, rule, into: target, origin: (0, 0), opacity: clampedOpacity,
+        mode: blendMode, clip: clipMask)
+      return
+    }
+    // Each operation alone: rasterized into a scratch layer with room for the blur to spread,
+    // including geometry up to 3 sigma off the canvas (docs/SWIFTUI-SEMANTICS.md, The graphics context), filtered, composited.
+    var margin = filterMargin
+    // A huge blur (4096 px is a margin of 12288 px a side) around far-off geometry would make the
+    // scratch layer hundreds of times the canvas (the raster fuzzer's 84 s, 1.7 GB case). Past
+    // 16 canvases, the margin is held to the canvas's longer side: the region stays within 9
+    // canvases, and geometry farther out than that no longer shades the canvas. Real blurs never
+    // come near this, so their pixels do not change.
+    let side = max(target.width, target.height, 64)
+    let full = IntRect(covering: bounds.min, bounds.max).insetBy(-margin).intersection(target.bounds.insetBy(-margin))
+    if full.width * full.height > 16 * side * side { margin = min(margin, side) }
+    let reach = target.bounds.insetBy(-margin)
+    let region = IntRect(covering: bounds.min, bounds.max).insetBy(-margin).intersection(reach)
+    guard !region.isEmpty else { return }
+    if filters.count == 1, case .blur(let radius) = filters[0] {
+      let sigma = Self.pixelSigma(radius * transform.lengthScale)
+      if GaussianBlur.streams(sigma: sigma) {
+        drawShrunk(lines, shading, rule, sigma: sigma, region: region)
+        return
+      }
+    }
+    let scratch = surface.checkout()
+    defer { surface.checkin(scratch) }
+    scratch.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)
+    rasterize(
+      lines, program, rule, into: scratch, origin: (region.x, region.y), opacity: 1,
+      mode: .sourceOver, clip: nil)
+    composite(scratch, applyingFilters: true)
+  }
+
+  /// One operation whose only filter is a large blur, drawn straight at a quarter of the blur's
+  /// shrunk scale.
+  ///
+  /// The blur of a large sigma works on the operation's pixels shrunk by a power of two, each small
+  /// pixel the mean of a square block (`GaussianBlur`). Coverage here is the area inside the path,
+  /// so rasterizing the path at 1/n the scale gives the means of n x n blocks directly, for 1/n^2
+  /// of the work: a cloud (sigma 84 px at scale 3, shrunk by 16) is drawn at 1/4 the scale, 1/16
+  /// of its pixels, and the full-size pixels are never drawn, shrunk or read.
+  ///
+  /// Why a quarter of the shrink and not all of it: coverage is the integral of the winding number
+  /// clamped to 1 per pixel, so where subpaths overlap (a cloud's puffs) a pixel partly inside two
+  /// counts the overlap twice. At full size that is an edge pixel's worth; over a 16-pixel block it
+  /// shifted a white cloud by up to 1.8 codes (`ShrunkDrawingTests`). Over 4-pixel blocks it stays
+  /// within a code. A gradient is sampled at block centers rather than averaged over blocks: the
+  /// same for a linear ramp, and under the blur far below a code for a radial one.
+  func drawShrunk(_ lines: Polylines, _ shading: Shading, _ rule: FillRule, sigma: Float, region: IntRect) {
+    let factor = max(1, GaussianBlur.shrinkFactor(sigma: sigma) / 4)
+    let inverse = 1 / Float(factor)  // a power of two: scaling by it is exact
+    let dw = (region.width + factor - 1) / factor, dh = (region.height + factor - 1) / factor
+    // Target pixels to drawn pixels: the region's corner to (0, 0), then 1/factor.
+    let toSmall = Transform(
+      a: inverse, b: 0, c: 0, d: inverse, tx: -Float(region.x) * inverse, ty: -Float(region.y) * inverse)
+    surface.shrunkLines.removeAll()
+    surface.shrunkLines.runs.append(contentsOf: lines.runs)
+    for p in lines.points { surface.shrunkLines.points.append(toSmall.apply(p)) }
+    let small = surface.checkout()
+    defer {
+      // The blur may spread the drawn pixels in place, past what was drawn: all of them are dirty.
+      small.dirty = small.bounds
+      surface.checkin(small)
+    }
+    small.reset(x0: 0, y0: 0, width: dw, height: dh)
+    let program = ShadingProgram(shading, transform: toSmall.concatenating(transform))
+    rasterize(surface.shrunkLines, program, rule, into: small, origin: (0, 0), opacity: 1, mode: .sourceOver, clip: nil)
+    guard !small.dirty.isEmpty, opacity > 0,
+      let target = blendRegion(region, onto: self.target, clip: clipMask)
+    else { return }
+    let rows = (target.y - region.y)..<(target.maxY - region.y)
+    let columns = (target.x - region.x)..<(target.maxX - region.x)
+    let (mode, clip, dest, opacity) = (blendMode, clipMask, self.target, clampedOpacity)
+    let scaled = surface.rows(target.width).source
+    surface.blur.streamShrunk(
+      sigma: sigma, small.pixels, dw, dh, drawnFactor: factor, content: small.dirty, width: region.width,
+      rows: rows, columns: columns
+    ) { y, row in
+      blendRow(
+        row + columns.lowerBound, y: y + region.y, region: target, onto: dest, mode: mode, opacity: opacity,
+        clip: clip, scratch: scaled)
+    }
+    dest.dirty = dest.dirty.union(target.offsetBy(-dest.x0, -dest.y0))
+  }
+
+  /// Where `rect` (in the image's pixels) lands on `dest`, inside the clip; nil when nowhere.
+  func blendRegion(_ rect: IntRect, onto dest: Layer, clip: ClipMask?) -> IntRect? {
+    var region = rect.intersection(dest.bounds.offsetBy(dest.x0, dest.y0))
+    if let clip { region = region.intersection(clip.rect) }
+    return region.isEmpty ? nil : region
+  }
+
+  /// Pixels a blur filter may spread an operation by: 3 sigma per blur, summed.
+  private var filterMargin: Int {
+    var sigma: Float = 0
+    for case .blur(let r) in filters { sigma += Self.pixelSigma(r * transform.lengthScale) }
+    return Int((3 * sigma).rounded(.up))
+  }
+
+  /// Coverage of `lines` (target pixel coordinates) shaded and blended into `layer`, whose pixel
+  /// (0, 0) sits at `origin` of the target.
+  func rasterize(
+    _ lines: Polylines, _ program: ShadingProgram, _ rule: FillRule, into layer: Layer,
+    origin: (Int, Int), opacity: Float, mode: BlendMode, clip: ClipMask?
+  ) {
+    if clip == nil, let box = lines.rectangle {
+      rasterize(rectangle: box, program, into: layer, origin: origin, opacity: opacity, mode: mode)
+      return
+    }
+    guard let b = lines.bounds else { return }
+    var region = IntRect(covering: b.min, b.max).intersection(layer.bounds.offsetBy(origin.0, origin.1))
+    if let clip { region = region.intersection(clip.rect) }
+    guard !region.isEmpty, opacity > 0 else { return }
+    let cov = surface.coverage
+    cov.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)
+    cov.add(lines)
+    let (covRow, src) = surface.rows(region.width)
+    let solid: Pixel
+    if case .solid(let p) = program.kind { solid = p } else { solid = .zero }
+    var touched = IntRect.empty
+    for y in 0..<region.height {
+      guard let span = cov.span(row: y) else { continue }
+      let ty = region.y + y
+      let x = region.x + span.lowerBound
+      let n = span.count
+      cov.resolve(row: y, span: span, rule: rule, into: covRow)
+      if let clip {
+        let m = clip.row(ty) + (x - clip.rect.x)
+        for i in 0..<n { covRow[i] *= m[i] }
+      }
+      let dest = layer.row(ty - origin.1) + (x - origin.0)
+      if y + 2 < region.height { prefetchForBlend(dest + 2 * layer.width, count: n) }
+      if program.isSolid {
+        blendSpan(mode, count: n, dest: dest, coverage: covRow, solid: solid, source: nil, opacity: opacity)
+      } else {
+        program.shade(row: ty, x: x, count: n, into: src)
+        blendSpan(mode, count: n, dest: dest, coverage: covRow, solid: .zero, source: src, opacity: opacity)
+      }
+      touched = touched.union(IntRect(x: x - origin.0, y: ty - origin.1, width: n, height: 1))
+    }
+    layer.dirty = layer.dirty.union(touched)
+  }
+
+  /// `rasterize` for an axis-aligned rectangle (the sky, a base color): its coverage is known
+  /// without accumulating edges, 1 inside and the overlap on its border pixels, so whole rows
+  /// inside blend their source as it is. The same coverage as the general path; a rectangle on
+  /// whole pixels gives the same bits.
+  func rasterize(
+    rectangle box: (min: Point, max: Point), _ program: ShadingProgram, into layer: Layer, origin: (Int, Int),
+    opacity: Float, mode: BlendMode
+  ) {
+    let region = IntRect(covering: box.min, box.max).intersection(layer.bounds.offsetBy(origin.0, origin.1))
+    guard !region.isEmpty, opacity > 0, box.max.x > box.min.x, box.max.y > box.min.y else { return }
+    // The overlap of pixel [v, v + 1) with [lo, hi]; columns innerX0..<innerX1 lie wholly inside.
+    @inline(__always) func overlap(_ v: Int, _ lo: Float, _ hi: Float) -> Float {
+      max(min(Float(v + 1), hi) - max(Float(v), lo), 0)
+    }
+    let innerX0 = max(Int(box.min.x.rounded(.up)), region.x)
+    let innerX1 = max(min(Int(box.max.x.rounded(.down)), region.maxX), innerX0)
+    // Opaque color over every pixel of a layer still to be cleared: written as it is, without
+    // clearing or reading the old pixels (over clear, source-over of an opaque color is the color).
+    let whole = layer.bounds.offsetBy(origin.0, origin.1)
+    if layer.pendingClear && mode == .sourceOver && opacity == 1 && program.isOpaque
+      && innerX0 == whole.x && innerX1 == whole.maxX && region == whole
+      && box.min.y <= Float(whole.y) && box.max.y >= Float(whole.maxY)
+    {
+      layer.pendingClear = false  // settled by covering every pixel
+      for ty in region.y..<region.maxY {
+        program.shade(row: ty, x: region.x, count: region.width, into: layer.row(ty - origin.1) + (region.x - origin.0))
+      }
+      layer.dirty = layer.bounds
+      return
+    }
+    let (covRow, src) = surface.rows(region.width)
+    let solid: Pixel
+    if case .solid(let p) = program.kind { solid = p } else { solid = .zero }
+    var touched = IntRect.empty
+    for ty in region.y..<region.maxY {
+      let cy = overlap(ty, box.min.y, box.max.y)
+      guard cy > 0 else { continue }
+      let dest = layer.row(ty - origin.1) + (region.x - origin.0)
+      if ty + 2 < region.maxY { prefetchForBlend(dest + 2 * layer.width, count: region.width) }
+      let source: UnsafeMutablePointer<Pixel>? = program.isSolid ? nil : src
+      if let source { program.shade(row: ty, x: region.x, count: region.width, into: source) }
+      // Columns [a, b) of the region: on the border with their coverage, inside as they are.
+      func blend(_ a: Int, _ b: Int, border: Bool) {
+        guard a < b else { return }
+        if border {
+          for i in a..<b { covRow[i] = cy * overlap(region.x + i, box.min.x, box.max.x) }
+        }
+        blendSpan(
+          mode, count: b - a, dest: dest + a, coverage: border ? UnsafePointer(covRow + a) : nil, solid: solid,
+          source: source.map { UnsafePointer($0 + a) }, opacity: opacity)
+      }
+      if cy < 1 {
+        blend(0, region.width, border: true)
+      } else {
+        blend(0, innerX0 - region.x, border: true)
+        blend(innerX0 - region.x, innerX1 - region.x, border: false)
+        blend(innerX1 - region.x, region.width, border: true)
+      }
+      touched = touched.union(IntRect(x: region.x - origin.0, y: ty - origin.1, width: region.width, height: 1))
+    }
+    layer.dirty = layer.dirty.union(touched)
+  }
+
+  /// Applies this context's filters to `layer` (if asked), then blends it onto the target with
+  /// this context's opacity, blend mode and clip.
+  func composite(_ layer: Layer, applyingFilters: Bool) {
+    if applyingFilters && !filters.isEmpty && !layer.dirty.isEmpty {
+      for (index, filter) in filters.enumerated() {
+        // A large blur that is the last filter goes straight onto the target a row at a time:
+        // the blurred layer is never written out whole and read back.
+        if case .blur(let radius) = filter, index == filters.count - 1,
+          GaussianBlur.streams(sigma: Self.pixelSigma(radius * transform.lengthScale))
+        {
+          streamBlur(layer, sigma: Self.pixelSigma(radius * transform.lengthScale))
+          return
+        }
+        switch filter {
+        case .blur(let radius):
+          let sigma = Self.pixelSigma(radius * transform.lengthScale)
+          surface.blur.apply(sigma: sigma, to: layer.pixels, width: layer.width, height: layer.height)
+          layer.dirty = layer.bounds
+        case .colorMatrix(let m):
+          let d = layer.dirty
+          for y in d.y..<d.maxY {
+            let row = layer.row(y)
+            for x in d.x..<d.maxX { row[x] = m.apply(row[x]) }
+          }
+        }
+      }
+    }
+    blendLayer(layer, onto: target, mode: blendMode, opacity: clampedOpacity, clip: clipMask)
+  }
+
+  /// The blur of `layer` by `sigma`, blended onto the target with this context's opacity, blend
+  /// mode and clip as `blendLayer` would blend the blurred layer, without writing it: the layer
+  /// keeps its unblurred pixels (and its dirty rectangle, which is what `reset` clears).
+  func streamBlur(_ layer: Layer, sigma: Float) {
+    let opacity = clampedOpacity
+    // The blur reaches the whole layer: the region is its bounds, as after `apply`.
+    guard let region = blendRegion(layer.bounds, of: layer, onto: target, clip: clipMask), opacity > 0 else { return }
+    let rows = (region.y - layer.y0)..<(region.maxY - layer.y0)
+    let columns = (region.x - layer.x0)..<(region.maxX - layer.x0)
+    let (mode, clip, target) = (blendMode, clipMask, self.target)
+    let scaled = surface.rows(region.width).source
+    surface.blur.stream(
+      sigma: sigma, layer.pixels, width: layer.width, height: layer.height, content: layer.dirty,
+      rows: rows, columns: columns
+    ) { y, row in
+      blendRow(
+        row + columns.lowerBound, y: y + layer.y0, region: region, onto: target, mode: mode, opacity: opacity,
+        clip: clip, scratch: scaled)
+    }
+    target.dirty = target.dirty.union(region.offsetBy(-target.x0, -target.y0))
+  }
+
+  /// Where `rect` of `layer` lands on `dest` (in the image's pixels), inside the clip; nil when nowhere.
+  func blendRegion(_ rect: IntRect, of layer: Layer, onto dest: Layer, clip: ClipMask?) -> IntRect? {
+    blendRegion(rect.offsetBy(layer.x0, layer.y0), onto: dest, clip: clip)
+  }
+
+  /// Blends the dirty part of `layer` onto `dest` (both placed by their origins).
+  func blendLayer(_ layer: Layer, onto dest: Layer, mode: BlendMode, opacity: Float, clip: ClipMask?) {
+    guard let region = blendRegion(layer.dirty, of: layer, onto: dest, clip: clip), opacity > 0 else { return }
+    let scaled = surface.rows(region.width).source
+    for y in region.y..<region.maxY {
+      let src = layer.row(y - layer.y0) + (region.x - layer.x0)
+      blendRow(src, y: y, region: region, onto: dest, mode: mode, opacity: opacity, clip: clip, scratch: scaled)
+    }
+    dest.dirty = dest.dirty.union(region.offsetBy(-dest.x0, -dest.y0))
+  }
+}
+
+/// Blends `src`, the pixels of image row `y` from `region.x` on, onto `dest` across the region.
+@inline(__always)
+func blendRow(
+  _ src: UnsafeMutablePointer<Pixel>, y: Int, region: IntRect, onto dest: Layer, mode: BlendMode, opacity: Float,
+  clip: ClipMask?, scratch scaled: UnsafeMutablePointer<Pixel>
+) {
+  let out = dest.row(y - dest.y0) + (region.x - dest.x0)
+  if y + 2 < region.maxY { prefetchForBlend(out + 2 * dest.width, count: region.width) }
+  if let clip {
+    let mask = clip.row(y) + (region.x - clip.rect.x)
+    for i in 0..<region.width { scaled[i] = src[i] * mask[i] }
+    blendSpan(mode, count: region.width, dest: out, coverage: nil, solid: .zero, source: scaled, opacity: opacity)
+  } else {
+    blendSpan(mode, count: region.width, dest: out, coverage: nil, solid: .zero, source: src, opacity: opacity)
+  }
+}
