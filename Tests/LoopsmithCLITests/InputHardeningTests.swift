@@ -21,7 +21,7 @@ import _TestSupport
   /// Runs the binary, killing it (by its pid) if it has not ended within `seconds`: a FIFO that
   /// hangs a run must fail the test, not the suite.
   static func run(
-    _ arguments: [String], in directory: URL, seconds: Double = 60
+    _ arguments: [String], in directory: URL, seconds: Double = 180
   ) throws -> (status: Int32, stderr: String, timedOut: Bool) {
     let process = Process()
     process.executableURL = loopsmithBinary()
