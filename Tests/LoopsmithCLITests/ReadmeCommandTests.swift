@@ -61,6 +61,10 @@ import _TestSupport
       "joins the parts of the Slurm array sketched beside it; the Segments block runs join for real",
     "loopsmith batch presets --out renders --dry-run [--json]":
       "[--json] marks an option: it runs with and without it (runAs)",
+    "loopsmith render presets/NAME.json": "a template (NAME); the Usage block renders presets by path",
+    "loopsmith render NAME": "a template (NAME); the Usage block renders weather-rain by name",
+    "loopsmith plan <clip>": "a template (<clip>); the Usage block runs plan",
+    "make install": "writes into /usr/local; PresetNameTests runs an installed copy",
     "loopsmith batch": "names the command in a sentence",
     "loopsmith check": "names the command in a sentence",
     "loopsmith join": "names the command in a sentence",
@@ -101,10 +105,12 @@ import _TestSupport
     var fence: String? = nil  // the open fence's language, when inside a block
     var block = 0
     var pending: (line: Int, text: String)? = nil  // a command continued with `\`
+    var carry: (line: Int, text: String)? = nil  // an inline span still open at the end of a line
     for (index, raw) in text.components(separatedBy: "\n").enumerated() {
       let number = index + 1
       let trimmed = raw.trimmingCharacters(in: .whitespaces)
       if trimmed.hasPrefix("```") {
+        carry = nil
         if fence == nil {
           fence = String(trimmed.dropFirst(3)).trimmingCharacters(in: .whitespaces).lowercased()
           block += 1
@@ -131,17 +137,27 @@ import _TestSupport
         }
         continue
       }
-      // Inline code spans on a prose line.
-      var rest = Substring(raw)
+      // Inline code spans on a prose line; a span may go on over the next lines of its paragraph.
+      if trimmed.isEmpty {
+        carry = nil
+        continue
+      }
+      var rest = Substring(carry.map { "`" + $0.text + " " + raw } ?? raw)
+      var spanLine = carry?.line ?? number
+      carry = nil
       while let open = rest.firstIndex(of: "`") {
         let after = rest[rest.index(after: open)...]
-        guard let close = after.firstIndex(of: "`") else { break }
+        guard let close = after.firstIndex(of: "`") else {
+          carry = (spanLine, String(after))
+          break
+        }
         let span = after[..<close].trimmingCharacters(in: .whitespaces)
         let words = span.split(separator: " ")
         if words.count >= 2, programs.contains(String(words[0])) {
-          result.append(Command(line: number, text: span, block: nil))
+          result.append(Command(line: spanLine, text: words.joined(separator: " "), block: nil))
         }
         rest = after[after.index(after: close)...]
+        spanLine = number
       }
     }
     return result
