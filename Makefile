@@ -59,10 +59,14 @@ test: deps browser
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## renders: every preset in presets/ into renders/ (skipping what is up to date), with a gallery
+## renders: every preset in presets/ into RENDERS_OUT (renders/; skipping what is up to date), with a
+## gallery. RENDERS_FLAGS adds batch options: RENDERS_FLAGS='--size 32x56 --fps 4' RENDERS_OUT=/tmp/r
+## checks every preset in a minute instead of rendering them at full size.
+RENDERS_OUT   ?= renders
+RENDERS_FLAGS ?=
 renders: build
-	$(LOOPSMITH) batch presets --out renders --jobs 2 --gallery
-	@echo "renders: open renders/index.html; renders/manifest.json lists every file"
+	$(LOOPSMITH) batch presets --out $(RENDERS_OUT) --jobs 2 --gallery $(RENDERS_FLAGS)
+	@echo "renders: open $(RENDERS_OUT)/index.html; $(RENDERS_OUT)/manifest.json lists every file"
 
 ## schema: regenerate presets/schema.json from the parameter tables (a test checks it is current)
 schema:
