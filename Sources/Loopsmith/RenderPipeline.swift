@@ -9,6 +9,8 @@ import Video
 public struct RenderResult: Sendable {
   public var files: [WrittenFile]
   public var frames: Int
+  /// One line per output whose quality was searched (`--max-bytes`), for the user.
+  public var notes: [String] = []
 }
 
 /// Renders a job's frames in parallel and encodes them in order into every output.
@@ -27,6 +29,10 @@ public enum RenderPipeline {
     _ job: RenderJob, discard: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
   ) throws -> RenderResult {
     try Cancellation.check()
+    // A size budget renders once and encodes the kept frames until each file fits (SizeBudget).
+    if !discard, job.outputs.contains(where: { $0.maxBytes != nil }) {
+      return try SizeBudget.run(job, progress: progress)
+    }
     let threads = max(1, min(job.threads, job.frameCount))
     let effect = job.makeEffect()
     let surfaces = (0..<threads).map { _ in

@@ -44,6 +44,12 @@ public struct RenderRequest: Sendable {
   public var memoryLimit: UInt64?
   /// `A:B`: render only frames A..<B of the loop into a segment (`render --frames`).
   public var frames: String?
+  /// A named quality, `high`, `balanced` or `small`, mapped per codec; `crf` wins over it.
+  public var quality: String?
+  /// The most bytes each output may have (`--max-bytes 256K`): the quality is searched until it fits.
+  public var maxBytes: String?
+  /// A platform whose limits the outputs must meet (`telegram-sticker`, `telegram-emoji`).
+  public var platform: String?
 
   public init() {}
 
