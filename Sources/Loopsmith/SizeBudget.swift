@@ -47,7 +47,8 @@ public struct PlatformLimits: Sendable {
   /// The first limit settings break before anything is rendered, or nil.
   func problem(with s: OutputSettings) -> String? {
     if s.format != format || s.codec != codec {
-      return "takes \(codec.rawValue.uppercased()) in .\(format.rawValue), not \(s.codec.rawValue) in .\(s.format.rawValue)"
+      return
+        "takes \(codec.rawValue.uppercased()) in .\(format.rawValue), not \(s.codec.rawValue) in .\(s.format.rawValue)"
     }
     return sizeProblem(width: s.width, height: s.height) ?? rateProblem(fps: s.fps)
       ?? durationProblem(seconds: Double(s.frameCount) / Double(s.fps))
@@ -183,7 +184,8 @@ public enum SizeBudget {
       guard let name = settings.platform, let limits = PlatformLimits.named(name) else { continue }
       if let problem = limits.problem(file: file.path) {
         try? FileManager.default.removeItem(atPath: file.path)
-        throw RenderFailure("--platform \(name): \(file.path) breaks a limit: Telegram \(problem); the file was removed")
+        throw RenderFailure(
+          "--platform \(name): \(file.path) breaks a limit: Telegram \(problem); the file was removed")
       }
     }
     var result = RenderResult(files: files, frames: job.frameCount)
@@ -213,7 +215,9 @@ public enum SizeBudget {
     for first in stride(from: 0, to: job.frameCount, by: threads) {
       try Cancellation.check()
       let count = min(threads, job.frameCount - first)
-      DispatchQueue.concurrentPerform(iterations: count) { slot in shared.render(job: job, frame: first + slot, slot: slot) }
+      DispatchQueue.concurrentPerform(iterations: count) { slot in
+        shared.render(job: job, frame: first + slot, slot: slot)
+      }
       try Cancellation.check()
       for slot in 0..<count {
         for (o, fd) in descriptors.enumerated() where !slots[slot].frames[o].write(to: fd) {

@@ -195,7 +195,9 @@ func blockMeanError(_ a: [Float], _ b: [Float], width: Int, height: Int) -> Doub
 }
 
 /// Decodes `file` beside the reference Y4M and measures it (see the top of this file).
-func measureLoop(file: String, reference: String, caseName: String, variant: LoopVariant, width: Int, height: Int)
+func measureLoop(
+  file: String, reference: String, caseName: String, variant: LoopVariant, width: Int, height: Int
+)
   throws -> LoopMeasure
 {
   let f = try VideoReader(path: file, keepAlpha: true)
@@ -373,8 +375,12 @@ func runLoopReport() throws {
       m.encodeSeconds = Date().timeIntervalSince(encodeStart)
       results.append(m)
       print(
-        c.name.padding(toLength: 26, withPad: " ", startingAt: 0) + m.codec.padding(toLength: 6, withPad: " ", startingAt: 0)
-          + (m.tuning ? "on  " : "off ") + String(format: "%3d %9d %6.2f %6.4f %5d/%-5d %7.2f@%-4d %7.2f(%d) %8.2f %6.2f", m.crf, m.bytes, m.psnr, m.ssim, m.jumps, m.frames, m.worstExcess, m.worstStep, m.seamExcess, m.seamRank, m.seamRatio, m.bandError)
+        c.name.padding(toLength: 26, withPad: " ", startingAt: 0)
+          + m.codec.padding(toLength: 6, withPad: " ", startingAt: 0)
+          + (m.tuning ? "on  " : "off ")
+          + String(
+            format: "%3d %9d %6.2f %6.4f %5d/%-5d %7.2f@%-4d %7.2f(%d) %8.2f %6.2f", m.crf, m.bytes, m.psnr, m.ssim,
+            m.jumps, m.frames, m.worstExcess, m.worstStep, m.seamExcess, m.seamRank, m.seamRatio, m.bandError)
           + (m.options.isEmpty ? "" : "  " + m.options))
       fflush(stdout)
       try? FileManager.default.removeItem(atPath: path)
@@ -382,7 +388,8 @@ func runLoopReport() throws {
   }
   // The table as Markdown, and every figure as JSON.
   var md = "# Loop report at \(width)x\(height)\n\n"
-  md += "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes.\n\n"
+  md +=
+    "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes.\n\n"
   md += "| loop | codec | tuning | crf | bytes | PSNR dB | SSIM | jumps/steps | worst | seam (rank) | band |\n"
   md += "|---|---|---|---|---|---|---|---|---|---|---|\n"
   for m in results {

@@ -60,7 +60,10 @@ import _TestSupport
     let budget = natural * 6 / 10
     let fit = dir.path("fit.webm")
     let r = try runLoopsmith(
-      ["render", "color-orbs", "--size", "96x160", "--duration", "1", "--fps", "10", "--max-bytes", "\(budget)", "-o", fit]
+      [
+        "render", "color-orbs", "--size", "96x160", "--duration", "1", "--fps", "10", "--max-bytes", "\(budget)", "-o",
+        fit,
+      ]
     )
     #expect(r.status == 0, "\(r.stderr)")
     #expect(bytes(fit) > 0 && bytes(fit) <= budget, "\(bytes(fit)) of \(budget)")
@@ -116,8 +119,10 @@ import _TestSupport
       ["render", "presets/telegram-sticker-voice-orb-idle.json", "--duration", "4", "--out-dir", dir.url.path])
     #expect(long.status == 2 && long.stderr.contains("at most 3 s"), "\(long.stderr)")
     let mp4 = try runLoopsmith(
-      ["render", "voice-orb", "--platform", "telegram-sticker", "--size", "512x512", "--duration", "1", "-o",
-       dir.path("s.mp4")])
+      [
+        "render", "voice-orb", "--platform", "telegram-sticker", "--size", "512x512", "--duration", "1", "-o",
+        dir.path("s.mp4"),
+      ])
     #expect(mp4.status == 2 && mp4.stderr.contains("VP9"), "\(mp4.stderr)")
   }
 
@@ -131,25 +136,35 @@ import _TestSupport
     let sei = try #require(text.range(of: "options: ").map { String(text[$0.upperBound...].prefix(1200)) })
     #expect(sei.contains("fast_pskip=0"), "\(sei)")
     #expect(sei.contains("decimate=0"), "\(sei)")
-    #expect(sei.contains("deadzone=6,11"), "\(sei)")  // inter,intra
-    #expect(sei.contains("ip_ratio=1.10"), "\(sei)")
+    // Without the tuning x264 medium has both on.
+    var plain = try OutputSettings(path: dir.path("p.mp4"), width: 64, height: 64, fps: 10, frameCount: 2)
+    plain.loopTuning = false
+    let w = try VideoWriter(plain)
+    for _ in 0..<2 { try w.append(w.converter.convert(Raster.Image(width: 64, height: 64))) }
+    _ = try w.finish()
+    let other = String(decoding: try Data(contentsOf: URL(fileURLWithPath: dir.path("p.mp4"))), as: UTF8.self)
+    #expect(other.contains("fast_pskip=1") && other.contains("decimate=1"))
   }
 
-  /// The loop tuning reaches x265 (its SEI lists its options) and libvpx (a value it refuses
-  /// fails the encode, so the options are not silently dropped).
-  @Test func x265AndVP9TuningReachTheEncoder() throws {
+  /// Codec options reach x265 (its SEI lists its options) and libvpx (a value it refuses fails
+  /// the encode, so the options are not silently dropped).
+  @Test func x265AndVP9OptionsReachTheEncoder() throws {
     let dir = TemporaryDirectory()
-    let hevc = dir.path("h.mp4")
-    #expect(try runLoopsmith(["render"] + Self.small + ["--codec", "hevc", "-o", hevc]).status == 0)
-    let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: hevc)), as: UTF8.self)
+    func encode(_ s: OutputSettings) throws {
+      let w = try VideoWriter(s)
+      for _ in 0..<2 { try w.append(w.converter.convert(Raster.Image(width: 64, height: 64))) }
+      _ = try w.finish()
+    }
+    var hevc = try OutputSettings(path: dir.path("h.mp4"), codec: .hevc, width: 64, height: 64, fps: 10, frameCount: 2)
+    hevc.extraCodecOptions = [CodecOption("rskip", "0"), CodecOption("ipratio", "1.2")]
+    try encode(hevc)
+    let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: hevc.path)), as: UTF8.self)
     let sei = try #require(text.range(of: "x265.org - options: ").map { String(text[$0.upperBound...].prefix(3000)) })
-    #expect(sei.contains(" no-rskip ") && sei.contains(" ipratio=1.10 "), "\(sei)")
+    #expect(sei.contains(" no-rskip ") && sei.contains(" ipratio=1.20 "), "\(sei)")
 
     var s = try OutputSettings(path: dir.path("t.webm"), codec: .vp9, width: 64, height: 64, fps: 10, frameCount: 2)
     #expect(VideoCodec.vp9.loopTuning(alpha: false).contains(CodecOption("frame-parallel", "0")))
-    let w = try VideoWriter(s)
-    for _ in 0..<2 { try w.append(w.converter.convert(Raster.Image(width: 64, height: 64))) }
-    _ = try w.finish()
+    try encode(s)
     s.extraCodecOptions = [CodecOption("frame-parallel", "7")]
     #expect(throws: VideoError.self) { _ = try VideoWriter(s) }
   }

@@ -430,26 +430,20 @@ extension VideoCodec {
     }
   }
 
-  /// Options that keep slow motion and the seam of a loop from being held and released in jumps
-  /// (docs/ENCODING.md, Loop tuning): each was measured against the lossless frames of every default
-  /// loop, and together they cost at most 15% more bytes at the same quality setting.
+  /// Options that keep slow motion and the seam of a loop from being held and released in jumps,
+  /// measured against the lossless frames of the default loops (docs/ENCODING.md, Loop tuning,
+  /// which also lists what was tried and dropped).
   public func loopTuning(alpha: Bool) -> [CodecOption] {
     switch self {
     case .h264:
-      // Small changes are coded where they happen: no skipping of blocks whose change falls under
-      // the fast P-skip test, no dropping of sparse residuals (dct-decimate), a smaller inter
-      // deadzone; frame 0 at the quality of the frames that lead into it (ipratio).
-      [
-        CodecOption("fast-pskip", "0"), CodecOption("dct-decimate", "0"), CodecOption("deadzone-inter", "6"),
-        CodecOption("ipratio", "1.1"),
-      ]
-    case .hevc:
-      [CodecOption("rskip", "0"), CodecOption("ipratio", "1.1")]
+      // No early P-skip of a block whose change is small, no dropping of sparse residuals: these
+      // are what hold a slowly changing block until it jumps.
+      [CodecOption("fast-pskip", "0"), CodecOption("dct-decimate", "0")]
     case .vp9:
-      alpha ? [CodecOption("frame-parallel", "0")] : [CodecOption("frame-parallel", "0")]
-    case .av1:
-      []
+      // Probability contexts carried from frame to frame: fewer jumps and smaller files.
+      [CodecOption("frame-parallel", "0")]
     default:
+      // HEVC: rskip=0 and ipratio cost 7-10% for no clear gain; AV1: not measured yet.
       []
     }
   }
