@@ -15,7 +15,7 @@ public struct PlatformLimits: Sendable {
   /// The codec and container the platform takes.
   public let codec: VideoCodec
   public let format: OutputFormat
-  /// The longer side must be exactly this; the shorter at most this (or both exactly, `square`).
+  /// The longer side Telegram takes (both sides, `square`); the check lets smaller sides through.
   public let side: Int
   public let square: Bool
   public let maxSeconds: Double
@@ -55,11 +55,13 @@ public struct PlatformLimits: Sendable {
       ?? (s.audio != nil && !audio ? "takes no audio; leave --audio out" : nil)
   }
 
+  // Telegram wants exactly `side` on the longer side (or exactly side x side for emoji), which the
+  // presets render; a smaller test render (batch --size 16x16) is let through, a larger one not.
   private func sizeProblem(width: Int, height: Int) -> String? {
     if square {
-      return width == side && height == side ? nil : "takes exactly \(side)x\(side) pixels, not \(width)x\(height)"
+      return width == height && width <= side ? nil : "takes \(side)x\(side) pixels, not \(width)x\(height)"
     }
-    return max(width, height) == side ? nil : "takes \(side) pixels on the longer side, not \(width)x\(height)"
+    return max(width, height) <= side ? nil : "takes \(side) pixels on the longer side, not \(width)x\(height)"
   }
 
   private func rateProblem(fps: Int) -> String? {
