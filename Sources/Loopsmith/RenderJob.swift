@@ -320,7 +320,7 @@ extension RenderRequest {
       if let problem = used.sizeProblem(width: width, height: height) {
         throw InputError("--size: \(width)x\(height) does not fit \(path): \(problem)")
       }
-      if budget != nil, used.spec.quality == nil {
+      if maxBytes != nil, used.spec.quality == nil {
         throw InputError(
           "--max-bytes: \(used.rawValue) has no quality setting to search (\(path)); expected an output in "
             + VideoCodec.allCases.filter { $0.spec.quality != nil }.map(\.rawValue).joined(separator: ", "))
@@ -346,7 +346,10 @@ extension RenderRequest {
         x264Preset: x264Preset, audio: format.isAnimated && format != .y4m ? audioTrack : nil)
       // Unasked, alpha is kept only where the codec carries it; elsewhere the background shows.
       if keepAlpha == nil && !s.carriesAlpha { s.keepAlpha = false }
-      (s.maxBytes, s.platform) = (budget, limits?.name)
+      // A platform's limits hold for its videos; a poster or still beside them is left alone.
+      if format.isAnimated {
+        (s.maxBytes, s.platform) = (s.codec.spec.quality == nil ? nil : budget, limits?.name)
+      }
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s
     }

@@ -30,7 +30,7 @@ public enum RenderPipeline {
   ) throws -> RenderResult {
     try Cancellation.check()
     // A size budget renders once and encodes the kept frames until each file fits (SizeBudget).
-    if !discard, job.outputs.contains(where: { $0.maxBytes != nil }) {
+    if !discard, job.outputs.contains(where: { $0.maxBytes != nil || $0.platform != nil }) {
       return try SizeBudget.run(job, progress: progress)
     }
     let threads = max(1, min(job.threads, job.frameCount))
