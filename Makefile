@@ -20,7 +20,7 @@ ifeq ($(filter x86-64 x86-64-v3,$(CPU)),)
 endif
 RELEASE    := -c release $(CPU_FLAGS_$(CPU))
 
-.PHONY: deps browser build demo test test-gallery test-sanitize fuzz schema install renders bench bench-setup check-cpu clean
+.PHONY: deps browser build demo test test-gallery test-sanitize fuzz schema install renders bench bench-setup loop-report check-cpu clean
 
 ## deps: install the libav development packages with apt-get when pkg-config cannot find them
 deps:
@@ -118,6 +118,17 @@ bench: deps $(if $(filter 0,$(BENCH_SKIA)),,bench-setup)
 	$(SWIFT) build $(RELEASE) --product loopsmith-bench
 	BENCH_SKIA_PYTHON=$(if $(filter 0,$(BENCH_SKIA)),,$(CURDIR)/$(BENCH_VENV)/bin/python) $(BUILD_DIR)/loopsmith-bench
 	@if [ "$(CPU)" != x86-64 ]; then $(MAKE) --no-print-directory check-cpu; fi
+
+## loop-report: a benchmark, not a test: every default loop (each effect, weather and voice state)
+## through H.264, HEVC, VP9 (and VP9 with alpha) and AV1 at LOOP_REPORT_SIZE (default 540x960; the full
+## 1080x1920 takes hours on 2 cores), measured against its lossless frames: temporal jumps per 16x16
+## block, the seam, bytes, PSNR, SSIM, banding. Writes bench/loop-report.md and .json. LOOP_REPORT_ONLY,
+## LOOP_REPORT_CODECS, LOOP_REPORT_TUNING=on|off|both, LOOP_REPORT_QUALITY, LOOP_REPORT_OPTIONS: see
+## Sources/loopsmith-bench/LoopReport.swift.
+LOOP_REPORT_SIZE ?= 540x960
+loop-report: deps
+	$(SWIFT) build $(RELEASE) --product loopsmith-bench
+	LOOP_REPORT_SIZE=$(LOOP_REPORT_SIZE) $(BUILD_DIR)/loopsmith-bench --loop-report
 
 ## bench-setup: skia-python (Skia's CPU rasterizer, the bench's anchor) and numpy in bench/.venv,
 ## with the Debian packages they need (python3-venv; libEGL and libGL, which skia-python links)

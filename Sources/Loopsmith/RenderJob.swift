@@ -346,6 +346,7 @@ extension RenderRequest {
     let x264Preset = try RenderSetting.x264Preset.check(self.x264Preset ?? "medium")
     let audioFit = try checkedAudioFit()
     let audioTrack = audio.map { AudioTrack(path: $0, fit: audioFit) }
+    let (level, budget, limits) = try qualityAndBudget(formats: formats)
     for (path, format) in zip(paths, formats) {
       // A codec the container cannot hold, or a size its codec refuses, is named before any work.
       if let codec, !format.spec.codecs.contains(codec) {
@@ -362,6 +363,11 @@ extension RenderRequest {
           "--size: \(width)x\(height)\(stacked ? " (stacked alpha: \(width)x\(encodedHeight))" : "") does not fit \(path): \(problem)"
         )
       }
+      if maxBytes != nil, used.spec.quality == nil {
+        throw InputError(
+          "--max-bytes: \(used.rawValue) has no quality setting to search (\(path)); expected an output in "
+            + VideoCodec.allCases.filter { $0.spec.quality != nil }.map(\.rawValue).joined(separator: ", "))
+      }
       if let crf {
         guard let quality = used.spec.quality else {
           throw InputError("--crf: \(used.rawValue) has no constant-quality setting (\(path)); leave it unset")
@@ -376,9 +382,11 @@ extension RenderRequest {
     try checkStacked(alphaMode, paths: paths, formats: formats, codec: codec, height: height)
     return try zip(paths, formats).map { path, format -> OutputSettings in
       let stacked = alphaMode == .stacked && StackedAlpha.codecs.contains(codec ?? format.spec.defaultCodec)
+      // --crf wins over a named --quality, which each codec maps to its own number.
+      let levelCRF = level.flatMap { (codec ?? format.spec.defaultCodec).spec.quality?.value(for: $0) }
       var s = try OutputSettings(
         path: path, format: format, codec: codec,
-        width: width, height: height, fps: fps, frameCount: format.isAnimated ? frameCount : 1, crf: crf,
+        width: width, height: height, fps: fps, frameCount: format.isAnimated ? frameCount : 1, crf: crf ?? levelCRF,
         bitDepth: bitDepth, threads: encoderThreads, keepAlpha: keepAlpha ?? true, background: backgroundColor,
         x264Preset: x264Preset, audio: format.isAnimated && format != .y4m ? audioTrack : nil)
       // Unasked, alpha is kept only where the codec carries it; elsewhere the background shows.
@@ -391,9 +399,38 @@ extension RenderRequest {
         s.keepAlpha = true  // the other outputs keep alpha where they can
         if !s.carriesAlpha { s.keepAlpha = false }
       }
+      // A platform's limits hold for its videos; a poster or still beside them is left alone.
+      if format.isAnimated {
+        (s.maxBytes, s.platform) = (s.codec.spec.quality == nil ? nil : budget, limits?.name)
+      }
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s
     }
+  }
+
+  /// `--quality`, `--max-bytes` (or the platform's) and `--platform`, checked.
+  private func qualityAndBudget(formats: [OutputFormat]) throws -> (QualityLevel?, Int64?, PlatformLimits?) {
+    let level = try quality.map { QualityLevel(rawValue: try RenderSetting.quality.check($0).lowercased())! }
+    let limits = try platform.map { name -> PlatformLimits in
+      guard let l = PlatformLimits.named(name) else {
+        throw InputError("--platform: '\(name)' is not valid; expected \(RenderSetting.platform.expected)")
+      }
+      return l
+    }
+    var budget = limits?.maxBytes
+    if let text = maxBytes {
+      guard let n = SizeBudget.parse(text) else {
+        throw InputError("--max-bytes: '\(text)' is not valid; expected a number of bytes, like 300000, 256K or 1.5M")
+      }
+      budget = min(n, budget ?? n)
+    }
+    if budget != nil, frames != nil {
+      throw InputError("--max-bytes: a segment (--frames) is one part of a file; give the budget to the whole render")
+    }
+    if budget != nil, formats.contains(.y4m) {
+      throw InputError("--max-bytes: Y4M is uncompressed and has no quality to search; expected .mp4, .webm or .webp")
+    }
+    return (level, budget, limits)
   }
 
   /// The render threads that fit in memory beside the encoders.

@@ -11,6 +11,8 @@ public struct RenderResult: Sendable {
   public var frames: Int
   /// The stills of frame 0 (`--poster`).
   public var posters: [WrittenFile] = []
+  /// One line per output whose quality was searched (`--max-bytes`), for the user.
+  public var notes: [String] = []
 }
 
 /// Renders a job's frames in parallel and encodes them in order into every output.
@@ -29,6 +31,10 @@ public enum RenderPipeline {
     _ job: RenderJob, discard: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
   ) throws -> RenderResult {
     try Cancellation.check()
+    // A size budget renders once and encodes the kept frames until each file fits (SizeBudget).
+    if !discard, job.outputs.contains(where: { $0.maxBytes != nil || $0.platform != nil }) {
+      return try SizeBudget.run(job, progress: progress)
+    }
     let threads = max(1, min(job.threads, job.frameCount))
     let effect = job.makeEffect()
     let surfaces = (0..<threads).map { _ in

@@ -50,6 +50,12 @@ public struct RenderRequest: Sendable {
   public var alpha: String?
   /// Frame 0 as a picture beside the outputs: a path, or "" for each video's own name (`--poster`).
   public var poster: String?
+  /// A named quality, `high`, `balanced` or `small`, mapped per codec; `crf` wins over it.
+  public var quality: String?
+  /// The most bytes each output may have (`--max-bytes 256K`): the quality is searched until it fits.
+  public var maxBytes: String?
+  /// A platform whose limits the outputs must meet (`telegram-sticker`, `telegram-emoji`).
+  public var platform: String?
 
   public init() {}
 

@@ -200,11 +200,27 @@ public struct RenderSetting: Sendable {
       "Render frames A to B of the loop, B exclusive (0:30 is frames 0-29), or part K of N equal parts (2/3), into a segment whose encoder starts fresh at A, timed from 0; loopsmith join puts segments back together."
   )
 
+  // Quality by name, size budgets and platform limits (SizeBudget.swift; docs/ENCODING.md, Quality levels).
+  public static let quality = RenderSetting(
+    "quality", key: "quality", .choice(QualityLevel.allCases.map(\.rawValue)), .text(\.quality),
+    placeholder: "high|balanced|small", default: "balanced",
+    help:
+      "Named quality, mapped per codec (\(VideoCodec.qualityLevels)); --crf wins over it.")
+  public static let maxBytes = RenderSetting(
+    "max-bytes", key: "maxBytes", .text, .text(\.maxBytes), placeholder: "N[K|M]",
+    default: "no limit, or the platform's",
+    help:
+      "The most bytes each output may take (K = 1024, M = 1048576): the quality is bisected, one real encode of the frames rendered once per try, until the file fits; exit 1 with the smallest size reached when it cannot.")
+  public static let platform = RenderSetting(
+    "platform", key: "platform", .choice(PlatformLimits.all.map(\.name)), .text(\.platform), placeholder: "name",
+    help:
+      "Limits the outputs must meet, checked after encoding (exit 1 naming the limit broken): \(PlatformLimits.all.map(\.summary).joined(separator: "; ")).")
+
   /// Every setting, in the order help lists them.
   public static let all: [RenderSetting] = [
     output, size, points, fps, duration, time, still, scale, audio, audioFit, levels, transition, rtl, appearance,
-    palette, codec, crf, bitDepth, background, alpha, poster, maxSpeedChange, threads, encoderThreads, x264Preset,
-    frames,
+    palette, codec, crf, quality, maxBytes, platform, bitDepth, background, alpha, poster, maxSpeedChange, threads,
+    encoderThreads, x264Preset, frames,
   ]
 
   /// The row whose flag is `flag` (without dashes).

@@ -105,6 +105,7 @@ enum RenderCommand {
       throw error
     }
     progress.finish(job.frameCount)
+    if !parsed.has("quiet") { for note in result.notes { stderr.write("loopsmith: \(note)\n") } }
     if parsed.has("json") {
       stdout.write(CLI.jsonString(summary(job, result)) + "\n")
     }

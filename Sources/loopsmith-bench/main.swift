@@ -69,6 +69,12 @@ func memoryJob(_ c: Case, seconds: Int, output: String) throws -> RenderJob {
   return try r.job()
 }
 
+// `loopsmith-bench --loop-report` (`make loop-report`): the codecs against every default loop (LoopReport.swift).
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--loop-report" {
+  try runLoopReport()
+  exit(0)
+}
+
 // Encoder alone, as a child process for its peak memory: `loopsmith-bench --encode-raw CASE SECONDS
 // RAW OUT` appends the frames in RAW (written by `ConvertedFrame.write`) to OUT through the writer
 // the CLI would use; nothing is rendered in this process.

@@ -210,6 +210,21 @@ final class Encoder {
     case .rawvideo:
       break
     }
+    Self.applyCodecOptions(settings, options)
+  }
+
+  /// The loop tuning and extra options (OutputSettings.codecOptions): appended to the encoder's
+  /// parameter string where it has one (later pairs win), else set as AVOptions.
+  private static func applyCodecOptions(_ settings: OutputSettings, _ options: Options) {
+    let tuning = settings.codecOptions
+    guard !tuning.isEmpty else { return }
+    if let key = settings.codec.parameterString {
+      let base = av_dict_get(options.pointer, key, nil, 0).map { String(cString: $0.pointee.value) }
+      let pairs = tuning.map { "\($0.name)=\($0.value)" }
+      options.set(key, ((base.map { [$0] } ?? []) + pairs).joined(separator: ":"))
+    } else {
+      for option in tuning { options.set(option.name, option.value) }
+    }
   }
 
   /// Encodes one converted frame as frame number `framesSent`.

@@ -79,25 +79,25 @@ public enum VideoCodec: String, CaseIterable, Sendable {
       // the High profile cannot carry (avcodec_open2 fails), hence 1...51.
       CodecSpec(
         encoder: "libx264", libavName: "h264", layouts: .yuv420(tenBit: false, alpha: false),
-        quality: Quality(option: "crf", range: 1...51, defaultValue: 18), minimumSide: 2, maximumSide: 4096,
+        quality: Quality(option: "crf", range: 1...51, defaultValue: 18, levels: (high: 14, small: 24)), minimumSide: 2, maximumSide: 4096,
         alignment: 2, codecsParameter: CodecSpec.avc)
     case .hevc:
       // libx265 3.5 refuses a side below 16 pixels ("Invalid argument").
       CodecSpec(
         encoder: "libx265", libavName: "hevc", layouts: .yuv420(tenBit: true, alpha: false),
-        quality: Quality(option: "crf", range: 0...51, defaultValue: 20), minimumSide: 16, maximumSide: 8192,
+        quality: Quality(option: "crf", range: 0...51, defaultValue: 20, levels: (high: 16, small: 26)), minimumSide: 16, maximumSide: 8192,
         alignment: 2, codecTag: "hvc1", codecsParameter: CodecSpec.hvc)
     case .vp9:
       // Browsers decode VP9 alpha only in Profile 0, so alpha is 8-bit only.
       CodecSpec(
         encoder: "libvpx-vp9", libavName: "vp9", layouts: .yuv420(tenBit: true, alpha: true),
-        quality: Quality(option: "crf", range: 0...63, defaultValue: 30), minimumSide: 2, maximumSide: 16384,
+        quality: Quality(option: "crf", range: 0...63, defaultValue: 30, levels: (high: 24, small: 38)), minimumSide: 2, maximumSide: 16384,
         alignment: 2, codecsParameter: CodecSpec.vp09)
     case .av1:
       // SVT-AV1 1.4 refuses a side below 64 pixels or above 8192 (16384 in later versions).
       CodecSpec(
         encoder: "libsvtav1", libavName: "av1", layouts: .yuv420(tenBit: true, alpha: false),
-        quality: Quality(option: "crf", range: 0...63, defaultValue: 35), minimumSide: 64, maximumSide: 8192,
+        quality: Quality(option: "crf", range: 0...63, defaultValue: 35, levels: (high: 28, small: 45)), minimumSide: 64, maximumSide: 8192,
         alignment: 2, codecsParameter: CodecSpec.av01)
     case .prores:
       // ProRes 4444 always stores 10-bit 4:4:4 with an alpha plane; alpha_bits 0 leaves it out.
@@ -124,7 +124,7 @@ public enum VideoCodec: String, CaseIterable, Sendable {
       // have 14 bits. libwebp_anim hands back the whole animation as one packet at the end.
       CodecSpec(
         encoder: "libwebp_anim", libavName: "webp", layouts: .rgb(opaque: .bgra, alpha: .bgra),
-        quality: Quality(option: "quality", range: 0...100, defaultValue: 90, higherIsBetter: true),
+        quality: Quality(option: "quality", range: 0...100, defaultValue: 90, higherIsBetter: true, levels: (high: 95, small: 75)),
         minimumSide: 1, maximumSide: 16383, alignment: 1, onePacket: true)
     case .rawvideo:
       CodecSpec(
@@ -222,6 +222,13 @@ public struct Quality: Sendable, Equatable {
   public let defaultValue: Int
   /// WebP's quality grows with the number; a CRF shrinks.
   public var higherIsBetter = false
+  /// The values of the named levels other than `balanced` (the default).
+  public var levels: (high: Int, small: Int)
+
+  public static func == (a: Quality, b: Quality) -> Bool {
+    a.option == b.option && a.range == b.range && a.defaultValue == b.defaultValue
+      && a.higherIsBetter == b.higherIsBetter && a.levels == b.levels
+  }
 }
 
 /// The samples a codec takes for each bit depth, opaque or with alpha; nil where it has none.
@@ -369,9 +376,77 @@ extension VideoCodec {
     }.joined(separator: ", ")
   }
 
+  /// Each codec's named levels: "h264 14/18/24, hevc ...", high/balanced/small.
+  public static var qualityLevels: String {
+    allCases.compactMap { codec in
+      codec.spec.quality.map { q in
+        "\(codec.rawValue) " + QualityLevel.allCases.map { String(q.value(for: $0)) }.joined(separator: "/")
+      }
+    }.joined(separator: ", ") + ", high/balanced/small"
+  }
+
   /// Each codec's quality default: "18 h264, 20 hevc, 30 vp9, 35 av1, 90 webp".
   public static var qualityDefaults: String {
     allCases.compactMap { codec in codec.spec.quality.map { "\($0.defaultValue) \(codec.rawValue)" } }
       .joined(separator: ", ")
+  }
+}
+
+// MARK: - Named quality levels and loop tuning
+
+/// A named quality (`--quality high|balanced|small`), mapped per codec by `Quality.value(for:)`.
+public enum QualityLevel: String, CaseIterable, Sendable {
+  case high, balanced, small
+}
+
+extension Quality {
+  /// The codec's setting for a named level; `balanced` is the default (docs/ENCODING.md, Quality levels).
+  public func value(for level: QualityLevel) -> Int {
+    switch level {
+    case .high: levels.high
+    case .balanced: defaultValue
+    case .small: levels.small
+    }
+  }
+}
+
+/// One encoder option: a libav AVOption, or (for x264, x265 and SVT-AV1) a `name=value` pair of
+/// the encoder's own parameter string.
+public struct CodecOption: Sendable, Equatable {
+  public let name: String
+  public let value: String
+  public init(_ name: String, _ value: String) { (self.name, self.value) = (name, value) }
+}
+
+extension VideoCodec {
+  /// The libav option whose `name=value:...` string carries the encoder's own parameters, or nil
+  /// where every option is an AVOption.
+  var parameterString: String? {
+    switch self {
+    case .h264: "x264-params"
+    case .hevc: "x265-params"
+    case .av1: "svtav1-params"
+    default: nil
+    }
+  }
+
+  /// Options that keep slow motion and the seam of a loop from being held and released in jumps,
+  /// measured against the lossless frames of the default loops (docs/ENCODING.md, Loop tuning,
+  /// which also lists what was tried and dropped).
+  public func loopTuning(alpha: Bool) -> [CodecOption] {
+    switch self {
+    case .h264:
+      // No early P-skip of a block whose change is small, no dropping of sparse residuals: these
+      // are what hold a slowly changing block until it jumps.
+      [CodecOption("fast-pskip", "0"), CodecOption("dct-decimate", "0")]
+    case .vp9:
+      // Probability contexts carried from frame to frame: fewer jumps and smaller files (opaque).
+      // With alpha it made the loader's seam (48x48, 10 fps) step 1.99 times its neighbours, a
+      // failing check: left out there.
+      alpha ? [] : [CodecOption("frame-parallel", "0")]
+    default:
+      // HEVC: rskip=0 and ipratio cost 7-10% for no clear gain; AV1: not measured yet.
+      []
+    }
   }
 }

@@ -1,0 +1,295 @@
+import Dispatch
+import Effects
+import Foundation
+import Raster
+import Video
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What a platform accepts, checked on the written file (`--platform`; README, Stickers).
+public struct PlatformLimits: Sendable {
+  /// The name `--platform` and the preset key `platform` take.
+  public let name: String
+  /// The codec and container the platform takes.
+  public let codec: VideoCodec
+  public let format: OutputFormat
+  /// The longer side Telegram takes (both sides, `square`); the check lets smaller sides through.
+  public let side: Int
+  public let square: Bool
+  public let maxSeconds: Double
+  public let maxFPS: Int
+  public let maxBytes: Int64
+  /// Whether a sound track is allowed.
+  public let audio: Bool
+
+  /// Telegram's video stickers and custom emoji (core.telegram.org/stickers, Video requirements).
+  public static let all: [PlatformLimits] = [
+    PlatformLimits(
+      name: "telegram-sticker", codec: .vp9, format: .webm, side: 512, square: false, maxSeconds: 3, maxFPS: 30,
+      maxBytes: 256 * 1024, audio: false),
+    PlatformLimits(
+      name: "telegram-emoji", codec: .vp9, format: .webm, side: 100, square: true, maxSeconds: 3, maxFPS: 30,
+      maxBytes: 256 * 1024, audio: false),
+  ]
+
+  public static func named(_ name: String) -> PlatformLimits? { all.first { $0.name == name.lowercased() } }
+
+  /// One line for help: "telegram-sticker: VP9 .webm, 512 px on the longer side, <= 3 s, <= 30 fps, <= 256 KB, no audio".
+  public var summary: String {
+    "\(name): \(codec.rawValue.uppercased()) .\(format.rawValue), "
+      + (square ? "\(side)x\(side)" : "\(side) px on the longer side")
+      + ", at most \(ParameterValue.format(maxSeconds)) s, \(maxFPS) fps, \(maxBytes / 1024) KB, "
+      + (audio ? "audio allowed" : "no audio")
+  }
+
+  /// The first limit settings break before anything is rendered, or nil.
+  func problem(with s: OutputSettings) -> String? {
+    if s.format != format || s.codec != codec {
+      return
+        "takes \(codec.rawValue.uppercased()) in .\(format.rawValue), not \(s.codec.rawValue) in .\(s.format.rawValue)"
+    }
+    return sizeProblem(width: s.width, height: s.height) ?? rateProblem(fps: s.fps)
+      ?? durationProblem(seconds: Double(s.frameCount) / Double(s.fps))
+      ?? (s.audio != nil && !audio ? "takes no audio; leave --audio out" : nil)
+  }
+
+  // Telegram wants exactly `side` on the longer side (or exactly side x side for emoji), which the
+  // presets render; a smaller test render (batch --size 16x16) is let through, a larger one not.
+  private func sizeProblem(width: Int, height: Int) -> String? {
+    if square {
+      return width == height && width <= side ? nil : "takes \(side)x\(side) pixels, not \(width)x\(height)"
+    }
+    return max(width, height) <= side ? nil : "takes \(side) pixels on the longer side, not \(width)x\(height)"
+  }
+
+  private func rateProblem(fps: Int) -> String? {
+    fps <= maxFPS ? nil : "takes at most \(maxFPS) fps, not \(fps)"
+  }
+
+  private func durationProblem(seconds: Double) -> String? {
+    seconds <= maxSeconds + 1e-6
+      ? nil
+      : "takes at most \(ParameterValue.format(maxSeconds)) s, not \(String(format: "%.3f", seconds)) s"
+  }
+
+  /// The first limit the written file breaks, read back from the file, or nil.
+  func problem(file path: String) -> String? {
+    guard let info = try? VideoReader(path: path).info else { return "cannot read the file back" }
+    if info.codecName != codec.spec.libavName { return "takes \(codec.rawValue.uppercased()), not \(info.codecName)" }
+    let bytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    if bytes > maxBytes { return "takes at most \(maxBytes / 1024) KB (\(maxBytes) bytes), not \(bytes) bytes" }
+    let seconds = info.formatDuration ?? info.streamDuration ?? 0
+    return sizeProblem(width: info.width, height: info.height)
+      ?? rateProblem(fps: Int(info.frameRate.value.rounded(.up)))
+      ?? durationProblem(seconds: seconds) ?? (info.hasAudio && !audio ? "takes no audio, and the file has some" : nil)
+  }
+}
+
+/// `--max-bytes`: the frames rendered once, then encoded at qualities bisected until each file fits.
+///
+/// The frames, converted for every output, are kept in a temporary folder (raw samples, so memory
+/// stays flat at any length). An output without a budget is encoded once; one with a budget first
+/// at its asked quality (`--crf`, `--quality`, or the default): when that fits, it stays. Otherwise
+/// the lowest quality the codec takes is tried, and when even that is too large the render fails
+/// (exit 1) naming the smallest size reached, with no file at the path; else the quality is
+/// bisected between the two, each try a real encode, and the best fitting one is written. The file
+/// is then checked against `--platform`'s limits.
+public enum SizeBudget {
+  /// Bytes from `256K`, `1.5M`, `300000` (K = 1024); nil when the text is none of those.
+  public static func parse(_ text: String) -> Int64? {
+    let t = text.trimmingCharacters(in: .whitespaces).uppercased()
+    var unit: Double = 1
+    var number = Substring(t)
+    if t.hasSuffix("K") || t.hasSuffix("KB") {
+      unit = 1024
+      number = t.dropLast(t.hasSuffix("KB") ? 2 : 1)
+    } else if t.hasSuffix("M") || t.hasSuffix("MB") {
+      unit = 1024 * 1024
+      number = t.dropLast(t.hasSuffix("MB") ? 2 : 1)
+    }
+    guard let d = DecimalText.double(String(number)), d.isFinite, d > 0 else { return nil }
+    let bytes = (d * unit).rounded(.down)
+    guard bytes >= 1, bytes < 1e15 else { return nil }
+    return Int64(bytes)
+  }
+
+  /// "256 KB" or "1.5 MB" or "900 bytes", for messages.
+  static func words(_ bytes: Int64) -> String {
+    if bytes >= 1024 * 1024 { return String(format: "%.2f MB", Double(bytes) / 1_048_576) }
+    if bytes >= 1024 { return String(format: "%.1f KB", Double(bytes) / 1024) }
+    return "\(bytes) bytes"
+  }
+
+  /// Renders `job` once and writes each output within its budget (see the type's comment).
+  static func run(_ job: RenderJob, progress: (@Sendable (Int, Int) -> Void)?) throws -> RenderResult {
+    for s in job.outputs {
+      if let name = s.platform, let limits = PlatformLimits.named(name), let problem = limits.problem(with: s) {
+        throw InputError("--platform \(name): \(s.path): Telegram \(problem)")
+      }
+    }
+    let folder = NSTemporaryDirectory() + "loopsmith-budget-\(getpid())-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let converters = job.outputs.map(FrameConverter.init)
+    let raws = job.outputs.indices.map { folder + "/frames-\($0).raw" }
+    try renderFrames(job, converters: converters, into: raws, progress: progress)
+
+    var files: [WrittenFile] = []
+    var notes: [String] = []
+    for (o, settings) in job.outputs.enumerated() {
+      guard let budget = settings.maxBytes, let quality = settings.codec.spec.quality else {
+        files.append(try encode(job, settings, raw: raws[o], converter: converters[o], path: settings.path))
+        continue
+      }
+      let asked = settings.crf ?? quality.defaultValue
+      let lowest = quality.higherIsBetter ? quality.range.lowerBound : quality.range.upperBound
+      var tries: [Int: Int64] = [:]
+      func size(_ q: Int) throws -> Int64 {
+        if let known = tries[q] { return known }
+        var s = settings
+        s.crf = q
+        let probe = folder + "/try-\(o)-\(q)." + settings.format.rawValue
+        let written = try encode(job, s, raw: raws[o], converter: converters[o], path: probe)
+        try? FileManager.default.removeItem(atPath: probe)
+        tries[q] = written.bytes
+        return written.bytes
+      }
+      var chosen = asked
+      if try size(asked) > budget {
+        if try size(lowest) > budget {
+          throw RenderFailure(
+            "--max-bytes \(words(budget)): \(settings.path) cannot fit; the smallest it reached is "
+              + "\(words(tries[lowest]!)) (\(tries[lowest]!) bytes) at \(quality.option) \(lowest); "
+              + "try a smaller --size, a lower --fps or a shorter --duration")
+        }
+        // `better` is too large, `worse` fits; move them together.
+        var (better, worse) = (asked, lowest)
+        while abs(worse - better) > 1 {
+          let mid = (better + worse) / 2
+          if try size(mid) <= budget { worse = mid } else { better = mid }
+        }
+        chosen = worse
+      }
+      var s = settings
+      s.crf = chosen
+      let written = try encode(job, s, raw: raws[o], converter: converters[o], path: settings.path)
+      files.append(written)
+      notes.append(
+        "\(settings.path): \(words(written.bytes)) at \(quality.option) \(chosen)"
+          + (chosen == asked ? "" : " (asked \(asked))") + ", within --max-bytes \(words(budget)) after \(tries.count) "
+          + (tries.count == 1 ? "encode" : "encodes"))
+    }
+    // The platform's limits, read back from each file; a file that breaks one is removed.
+    for (settings, file) in zip(job.outputs, files) {
+      guard let name = settings.platform, let limits = PlatformLimits.named(name) else { continue }
+      if let problem = limits.problem(file: file.path) {
+        try? FileManager.default.removeItem(atPath: file.path)
+        throw RenderFailure(
+          "--platform \(name): \(file.path) breaks a limit: Telegram \(problem); the file was removed")
+      }
+    }
+    var result = RenderResult(files: files, frames: job.frameCount)
+    result.notes = notes
+    return result
+  }
+
+  /// Draws every frame once, in batches of one frame a thread, and appends each output's
+  /// converted frames to its raw file.
+  private static func renderFrames(
+    _ job: RenderJob, converters: [FrameConverter], into raws: [String],
+    progress: (@Sendable (Int, Int) -> Void)?
+  ) throws {
+    let threads = max(1, min(job.threads, job.frameCount))
+    let effect = job.makeEffect()
+    let slots = (0..<threads).map { _ in
+      BudgetSlot(
+        surface: Surface(image: Image(width: job.width, height: job.height), scale: Float(job.scale)),
+        frames: converters.map { $0.makeFrame() })
+    }
+    let descriptors = raws.map { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+    defer { for fd in descriptors where fd >= 0 { close(fd) } }
+    if let bad = descriptors.firstIndex(where: { $0 < 0 }) {
+      throw RenderFailure("\(raws[bad]): cannot create a temporary frame file: \(String(cString: strerror(errno)))")
+    }
+    let shared = BudgetRender(effect: effect, slots: slots, converters: converters)
+    for first in stride(from: 0, to: job.frameCount, by: threads) {
+      try Cancellation.check()
+      let count = min(threads, job.frameCount - first)
+      DispatchQueue.concurrentPerform(iterations: count) { slot in
+        shared.render(job: job, frame: first + slot, slot: slot)
+      }
+      try Cancellation.check()
+      for slot in 0..<count {
+        for (o, fd) in descriptors.enumerated() where !slots[slot].frames[o].write(to: fd) {
+          throw RenderFailure("\(raws[o]): cannot write temporary frames: \(String(cString: strerror(errno)))")
+        }
+      }
+      progress?(first + count, job.frameCount)
+    }
+  }
+
+  /// One encode of the kept frames into `path` with `settings` (its path replaced).
+  private static func encode(
+    _ job: RenderJob, _ settings: OutputSettings, raw: String, converter: FrameConverter, path: String
+  ) throws -> WrittenFile {
+    var s = settings
+    s.path = path
+    let writer = try VideoWriter(s, converter: converter)
+    let fd = open(raw, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+      writer.cancel()
+      throw RenderFailure("\(raw): cannot read temporary frames: \(String(cString: strerror(errno)))")
+    }
+    defer { close(fd) }
+    let frame = converter.makeFrame()
+    do {
+      let samples = writer.paletteSampleFrames
+      if !samples.isEmpty {
+        let frameBytes = lseek(fd, 0, SEEK_END) / off_t(job.frameCount)
+        for n in samples {
+          lseek(fd, off_t(n) * frameBytes, SEEK_SET)
+          if frame.read(from: fd) { try writer.addPaletteSample(frame) }
+        }
+        lseek(fd, 0, SEEK_SET)
+      }
+      var count = 0
+      while count < s.frameCount, frame.read(from: fd) {
+        try Cancellation.check()
+        try writer.append(frame)
+        count += 1
+      }
+      try writer.flush(interrupt: Cancellation.check)
+      return try writer.commit()
+    } catch {
+      writer.cancel()
+      throw error
+    }
+  }
+}
+
+/// A render thread's surface and its converted frames, one per output.
+private struct BudgetSlot {
+  let surface: Surface
+  let frames: [ConvertedFrame]
+}
+
+/// What the render threads share; each iteration touches only its own slot.
+private final class BudgetRender: @unchecked Sendable {
+  let effect: any Effect
+  let slots: [BudgetSlot]
+  let converters: [FrameConverter]
+  init(effect: any Effect, slots: [BudgetSlot], converters: [FrameConverter]) {
+    (self.effect, self.slots, self.converters) = (effect, slots, converters)
+  }
+
+  func render(job: RenderJob, frame: Int, slot: Int) {
+    guard Cancellation.signal == nil else { return }
+    let s = slots[slot]
+    RenderPipeline.draw(effect, job: job, frame: job.firstFrame + frame, on: s.surface)
+    for (o, converter) in converters.enumerated() {
+      converter.convert(s.surface.image, into: s.frames[o], drawn: s.surface.drawn)
+    }
+  }
+}

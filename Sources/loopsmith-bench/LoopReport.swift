@@ -1,0 +1,407 @@
+// `loopsmith-bench --loop-report` (`make loop-report`): how faithfully each codec keeps every default
+// loop's motion, seam included. A benchmark, not a test: it prints a table and writes
+// bench/loop-report.md and bench/loop-report.json.
+//
+// Each loop is rendered once (one thread per frame, in order). Its frames, converted as `render`
+// converts them, are written losslessly as Y4M (the reference: "the source") and kept raw so
+// every codec encodes the very same frames; transparent effects also keep YUVA frames for VP9 with
+// alpha. Each file is then decoded with the project's VideoReader beside the reference, and for
+// every step between frames, the seam (last frame to frame 0) included, it measures the
+// change of each 16x16 block mean in each plane (Y, Cb, Cr in 8-bit codes) in the file and in the
+// source (the absolute change of the block's mean). A step *jumps* when some block of the file changes by more than 1.5 times the source's
+// change of that block plus 1 code: slow motion held, then released at once (docs/ENCODING.md,
+// Loop tuning). It also reports PSNR and SSIM (luma, 8x8 windows) against the reference, and
+// banding: the largest 16x16 luma block mean error (a flattened dark gradient shifts its local mean).
+//
+// LOOP_REPORT_SIZE=WxH (default 540x960), LOOP_REPORT_ONLY=name,name (cases), LOOP_REPORT_CODECS
+// (default h264,hevc,vp9,vp9a,av1; vp9a is VP9 with alpha, for transparent effects only),
+// LOOP_REPORT_TUNING=on|off|both (the codecs' loop tuning, default on), LOOP_REPORT_QUALITY=a list
+// of crf values or level names (default: the codec's default), LOOP_REPORT_OPTIONS=
+// "codec:name=value,name=value;codec:..." extra encoder options (experiments), LOOP_REPORT_OUT=path
+// prefix of the .md and .json (default bench/loop-report).
+import Dispatch
+import Effects
+import Foundation
+import Loopsmith
+import Raster
+import Video
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One default loop.
+struct LoopCase {
+  var name: String
+  var effect: String
+  var parameters: [String: String] = [:]
+}
+
+/// Every effect's default loop, each weather and each voice state.
+let loopCases: [LoopCase] =
+  [LoopCase(name: "color-orbs", effect: "color-orbs"), LoopCase(name: "aurora-mesh", effect: "aurora-mesh")]
+  + Weather.Kind.allCases.map {
+    LoopCase(name: "weather \($0.rawValue)", effect: "weather", parameters: ["weather": $0.rawValue])
+  }
+  + [LoopCase(name: "blob-morph-loader", effect: "blob-morph-loader")]
+  + VoiceOrbState.allCases.map {
+    LoopCase(name: "voice-orb \($0.rawValue)", effect: "voice-orb", parameters: ["state": $0.rawValue])
+  }
+
+/// One encoded variant of a loop: a codec (vp9a: VP9 with alpha), its quality, tuning on or off.
+struct LoopVariant {
+  var label: String
+  var codec: VideoCodec
+  var alpha: Bool
+  var crf: Int?
+  var tuning: Bool
+  var extra: [CodecOption]
+}
+
+/// What one file measured.
+struct LoopMeasure: Codable {
+  var caseName: String
+  var codec: String
+  var crf: Int
+  var tuning: Bool
+  var options: String
+  var size: String
+  var frames: Int
+  var bytes: Int
+  var psnr: Double
+  var ssim: Double
+  /// Steps (of `frames`, the seam included) where some block jumps beyond 1.5 x the source + 1.
+  var jumps: Int
+  /// The largest excess of a block over 1.5 x the source's change + 1, in codes, and its step
+  /// (step i goes from frame i-1 to frame i; step `frames` is the seam).
+  var worstExcess: Double
+  var worstStep: Int
+  /// The seam's excess (negative: within the source's motion) and its rank among the steps by excess (1 = worst).
+  var seamExcess: Double
+  var seamRank: Int
+  /// The seam's largest block change against the median of the other steps' (the file alone).
+  var seamRatio: Double
+  /// The largest 16x16 luma block mean error against the reference, in codes (banding shows here).
+  var bandError: Double
+  var encodeSeconds: Double
+}
+
+/// 8-bit RGB codes of a decoded frame (premultiplied: a file with alpha shows over black, like
+/// the reference, which is composited over black).
+func rgbCodes(_ image: Image) -> [UInt8] {
+  var out = [UInt8](repeating: 0, count: image.count * 3)
+  out.withUnsafeMutableBufferPointer { o in
+    for i in 0..<image.count {
+      let p = image.pixels[i]
+      for c in 0..<3 { o[i * 3 + c] = UInt8(max(0, min(255, (p[c] * 255).rounded()))) }
+    }
+  }
+  return out
+}
+
+/// Per 16x16 block (8x8 in chroma) and plane (Y, Cb, Cr), how far the block's mean moves from `a`
+/// to `b`, in codes (the absolute change of the mean: coding noise averages out, a
+/// held-then-released block does not).
+func blockChanges(_ a: [UInt8], _ b: [UInt8], width: Int, height: Int) -> [Float] {
+  let bw = (width + 15) / 16
+  let bh = (height + 15) / 16
+  var sums = [Float](repeating: 0, count: bw * bh * 3)
+  a.withUnsafeBufferPointer { a in
+    b.withUnsafeBufferPointer { b in
+      for y in 0..<height {
+        let by = y / 16
+        for x in 0..<width {
+          let i = (y * width + x) * 3
+          let k = (by * bw + x / 16) * 3
+          for c in 0..<3 { sums[k + c] += Float(Int(b[i + c]) - Int(a[i + c])) }
+        }
+      }
+    }
+  }
+  // The mean change of R, G and B, as the change of the file's own planes: BT.709 limited-range
+  // Y, Cb and Cr (linear, so the block means convert exactly).
+  for by in 0..<bh {
+    for bx in 0..<bw {
+      let n = Float(min(16, width - bx * 16) * min(16, height - by * 16))
+      let k = (by * bw + bx) * 3
+      let (r, g, b) = (sums[k] / n, sums[k + 1] / n, sums[k + 2] / n)
+      let y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+      sums[k] = abs(y * 219 / 255)
+      sums[k + 1] = abs((b - y) / 1.8556 * 224 / 255)
+      sums[k + 2] = abs((r - y) / 1.5748 * 224 / 255)
+    }
+  }
+  return sums
+}
+
+/// Luma in codes (BT.709 weights) of RGB codes.
+func luma(_ rgb: [UInt8], count: Int) -> [Float] {
+  var y = [Float](repeating: 0, count: count)
+  for i in 0..<count {
+    y[i] = 0.2126 * Float(rgb[i * 3]) + 0.7152 * Float(rgb[i * 3 + 1]) + 0.0722 * Float(rgb[i * 3 + 2])
+  }
+  return y
+}
+
+/// Mean SSIM over 8x8 windows of two luma planes.
+func ssim(_ a: [Float], _ b: [Float], width: Int, height: Int) -> Double {
+  let c1 = pow(0.01 * 255, 2.0)
+  let c2 = pow(0.03 * 255, 2.0)
+  var total = 0.0
+  var windows = 0
+  for wy in stride(from: 0, to: height - 7, by: 8) {
+    for wx in stride(from: 0, to: width - 7, by: 8) {
+      var (sa, sb, saa, sbb, sab) = (0.0, 0.0, 0.0, 0.0, 0.0)
+      for y in wy..<wy + 8 {
+        for x in wx..<wx + 8 {
+          let p = Double(a[y * width + x])
+          let q = Double(b[y * width + x])
+          sa += p
+          sb += q
+          saa += p * p
+          sbb += q * q
+          sab += p * q
+        }
+      }
+      let n = 64.0
+      let (ma, mb) = (sa / n, sb / n)
+      let va = saa / n - ma * ma
+      let vb = sbb / n - mb * mb
+      let cov = sab / n - ma * mb
+      total += ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2))
+      windows += 1
+    }
+  }
+  return windows == 0 ? 1 : total / Double(windows)
+}
+
+/// The largest 16x16 block mean difference of two luma planes, in codes.
+func blockMeanError(_ a: [Float], _ b: [Float], width: Int, height: Int) -> Double {
+  var worst = 0.0
+  for by in stride(from: 0, to: height, by: 16) {
+    for bx in stride(from: 0, to: width, by: 16) {
+      var d = 0.0
+      var n = 0
+      for y in by..<min(height, by + 16) {
+        for x in bx..<min(width, bx + 16) {
+          d += Double(a[y * width + x] - b[y * width + x])
+          n += 1
+        }
+      }
+      worst = max(worst, abs(d / Double(n)))
+    }
+  }
+  return worst
+}
+
+/// Decodes `file` beside the reference Y4M and measures it (see the top of this file).
+func measureLoop(
+  file: String, reference: String, caseName: String, variant: LoopVariant, width: Int, height: Int
+)
+  throws -> LoopMeasure
+{
+  let f = try VideoReader(path: file, keepAlpha: true)
+  let r = try VideoReader(path: reference, keepAlpha: false)
+  var first: (f: [UInt8], r: [UInt8])? = nil
+  var previous: (f: [UInt8], r: [UInt8])? = nil
+  var steps: [(excess: Double, fileMax: Float)] = []
+  var sse = 0.0
+  var ssimTotal = 0.0
+  var band = 0.0
+  var frames = 0
+  func step(_ from: (f: [UInt8], r: [UInt8]), _ to: (f: [UInt8], r: [UInt8])) {
+    let fb = blockChanges(from.f, to.f, width: width, height: height)
+    let rb = blockChanges(from.r, to.r, width: width, height: height)
+    var excess = -Double.infinity
+    var fileMax: Float = 0
+    for i in 0..<fb.count {
+      excess = max(excess, Double(fb[i] - (1.5 * rb[i] + 1)))
+      fileMax = max(fileMax, fb[i])
+    }
+    steps.append((excess, fileMax))
+  }
+  while let fi = try f.nextFrame() {
+    guard let ri = try r.nextFrame() else { break }
+    let codes = (f: rgbCodes(fi), r: rgbCodes(ri))
+    for i in 0..<codes.f.count {
+      let d = Double(Int(codes.f[i]) - Int(codes.r[i]))
+      sse += d * d
+    }
+    let (lf, lr) = (luma(codes.f, count: width * height), luma(codes.r, count: width * height))
+    ssimTotal += ssim(lf, lr, width: width, height: height)
+    band = max(band, blockMeanError(lf, lr, width: width, height: height))
+    if let previous { step(previous, codes) }
+    if first == nil { first = codes }
+    previous = codes
+    frames += 1
+  }
+  if let first, let previous, frames > 1 { step(previous, first) }  // the seam
+  let mse = sse / Double(max(1, frames * width * height * 3))
+  let worst = steps.indices.max { steps[$0].excess < steps[$1].excess } ?? 0
+  let seam = steps.last?.excess ?? 0
+  let others = steps.dropLast().map(\.fileMax).sorted()
+  let median = others.isEmpty ? 0 : others[others.count / 2]
+  let bytes = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
+  return LoopMeasure(
+    caseName: caseName, codec: variant.label, crf: variant.crf ?? variant.codec.spec.quality?.defaultValue ?? 0,
+    tuning: variant.tuning, options: variant.extra.map { "\($0.name)=\($0.value)" }.joined(separator: ","),
+    size: "\(width)x\(height)", frames: frames, bytes: bytes, psnr: mse == 0 ? 99 : 10 * log10(255 * 255 / mse),
+    ssim: ssimTotal / Double(max(1, frames)), jumps: steps.filter { $0.excess > 0 }.count,
+    worstExcess: steps.isEmpty ? 0 : steps[worst].excess, worstStep: worst + 1, seamExcess: seam,
+    seamRank: steps.filter { $0.excess > seam }.count + 1,
+    seamRatio: Double((steps.last?.fileMax ?? 0) / max(median, 0.01)), bandError: band, encodeSeconds: 0)
+}
+
+/// The variants the environment asks for.
+func loopVariants(env: [String: String], transparent: Bool) -> [LoopVariant] {
+  let codecs = (env["LOOP_REPORT_CODECS"] ?? "h264,hevc,vp9,vp9a,av1").split(separator: ",").map(String.init)
+  let tunings: [Bool] =
+    switch env["LOOP_REPORT_TUNING"] ?? "on" {
+    case "off": [false]
+    case "both": [false, true]
+    default: [true]
+    }
+  var extra: [String: [CodecOption]] = [:]
+  for part in (env["LOOP_REPORT_OPTIONS"] ?? "").split(separator: ";") {
+    let halves = part.split(separator: ":", maxSplits: 1)
+    guard halves.count == 2 else { continue }
+    extra[String(halves[0])] = halves[1].split(separator: ",").compactMap { pair in
+      let kv = pair.split(separator: "=", maxSplits: 1)
+      return kv.count == 2 ? CodecOption(String(kv[0]), String(kv[1])) : nil
+    }
+  }
+  let qualities = (env["LOOP_REPORT_QUALITY"] ?? "").split(separator: ",").map(String.init)
+  var out: [LoopVariant] = []
+  for label in codecs {
+    let alpha = label == "vp9a"
+    if alpha && !transparent { continue }
+    guard let codec = VideoCodec(rawValue: alpha ? "vp9" : label), let quality = codec.spec.quality else { continue }
+    let crfs: [Int?] =
+      qualities.isEmpty
+      ? [nil]
+      : qualities.map { q in Int(q) ?? QualityLevel(rawValue: q).map { quality.value(for: $0) } }
+    for crf in crfs {
+      for tuning in tunings {
+        out.append(
+          LoopVariant(label: label, codec: codec, alpha: alpha, crf: crf, tuning: tuning, extra: extra[label] ?? []))
+      }
+    }
+  }
+  return out
+}
+
+func runLoopReport() throws {
+  let env = ProcessInfo.processInfo.environment
+  let sizeText = env["LOOP_REPORT_SIZE"] ?? "540x960"
+  let parts = sizeText.lowercased().split(separator: "x").compactMap { Int($0) }
+  guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
+    FileHandle.standardError.write(Data("LOOP_REPORT_SIZE '\(sizeText)': expected WxH, like 540x960\n".utf8))
+    exit(2)
+  }
+  let (width, height) = (parts[0], parts[1])
+  let only = env["LOOP_REPORT_ONLY"].map { $0.split(separator: ",").map(String.init) }
+  let outPrefix = env["LOOP_REPORT_OUT"] ?? "bench/loop-report"
+  let work = NSTemporaryDirectory() + "loopsmith-loop-report-\(getpid())"
+  try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(atPath: work) }
+  var results: [LoopMeasure] = []
+  print("loop-report at \(width)x\(height): jumps = steps where a 16x16 block changes > 1.5 x the source + 1 code")
+  print(
+    "case                      codec tune crf     bytes   PSNR   SSIM  jumps/steps  worst@step  seam(rank)  seam/median  band"
+  )
+  for c in loopCases where only.map({ $0.contains(c.name) }) ?? true {
+    var request = RenderRequest()
+    request.effect = c.effect
+    for (k, v) in c.parameters { try request.setParameter(k, to: v) }
+    request.size = (width, height)
+    request.encoderThreads = RenderSetting.defaultEncoderThreads
+    let reference = work + "/reference.y4m"
+    request.outputs = [reference]
+    let job = try request.job()
+    let transparent = type(of: job.makeEffect()).info.isTransparent
+    // The frames, once: the Y4M reference, and raw opaque (and YUVA) frames for the encoders.
+    let opaqueSettings = try OutputSettings(
+      path: work + "/o.mp4", codec: .h264, width: width, height: height, fps: job.fps, frameCount: job.frameCount)
+    let alphaSettings = try OutputSettings(
+      path: work + "/a.webm", codec: .vp9, width: width, height: height, fps: job.fps, frameCount: job.frameCount,
+      keepAlpha: true)
+    let referenceWriter = try VideoWriter(job.outputs[0])
+    let opaqueConverter = FrameConverter(opaqueSettings)
+    let alphaConverter = FrameConverter(alphaSettings)
+    let opaqueRaw = work + "/opaque.raw"
+    let alphaRaw = work + "/alpha.raw"
+    let opaqueFD = open(opaqueRaw, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let alphaFD = transparent ? open(alphaRaw, O_WRONLY | O_CREAT | O_TRUNC, 0o600) : -1
+    let effect = job.makeEffect()
+    let surface = Surface(image: Image(width: width, height: height), scale: Float(job.scale))
+    let started = Date()
+    let opaqueFrame = opaqueConverter.makeFrame()
+    let alphaFrame = alphaConverter.makeFrame()
+    for i in 0..<job.frameCount {
+      RenderPipeline.draw(effect, job: job, frame: i, on: surface)
+      opaqueConverter.convert(surface.image, into: opaqueFrame)
+      try referenceWriter.append(opaqueFrame)
+      _ = opaqueFrame.write(to: opaqueFD)
+      if transparent {
+        alphaConverter.convert(surface.image, into: alphaFrame)
+        _ = alphaFrame.write(to: alphaFD)
+      }
+    }
+    close(opaqueFD)
+    if alphaFD >= 0 { close(alphaFD) }
+    _ = try referenceWriter.finish()
+    FileHandle.standardError.write(
+      Data(
+        "\(c.name): \(job.frameCount) frames rendered in \(String(format: "%.0f", Date().timeIntervalSince(started))) s\n"
+          .utf8))
+    for variant in loopVariants(env: env, transparent: transparent) {
+      let ext = variant.codec == .vp9 ? "webm" : "mp4"
+      let path = work + "/file.\(ext)"
+      var settings = try OutputSettings(
+        path: path, codec: variant.codec, width: width, height: height, fps: job.fps, frameCount: job.frameCount,
+        crf: variant.crf, threads: RenderSetting.defaultEncoderThreads, keepAlpha: variant.alpha)
+      settings.loopTuning = variant.tuning
+      settings.extraCodecOptions = variant.extra
+      if variant.codec.sizeProblem(width: width, height: height) != nil { continue }
+      let writer = try VideoWriter(settings)
+      let frame = writer.converter.makeFrame()
+      let fd = open(variant.alpha ? alphaRaw : opaqueRaw, O_RDONLY)
+      let encodeStart = Date()
+      while frame.read(from: fd) { try writer.append(frame) }
+      close(fd)
+      _ = try writer.finish()
+      var m = try measureLoop(
+        file: path, reference: reference, caseName: c.name, variant: variant, width: width, height: height)
+      m.encodeSeconds = Date().timeIntervalSince(encodeStart)
+      results.append(m)
+      print(
+        c.name.padding(toLength: 26, withPad: " ", startingAt: 0)
+          + m.codec.padding(toLength: 6, withPad: " ", startingAt: 0)
+          + (m.tuning ? "on  " : "off ")
+          + String(
+            format: "%3d %9d %6.2f %6.4f %5d/%-5d %7.2f@%-4d %7.2f(%d) %8.2f %6.2f", m.crf, m.bytes, m.psnr, m.ssim,
+            m.jumps, m.frames, m.worstExcess, m.worstStep, m.seamExcess, m.seamRank, m.seamRatio, m.bandError)
+          + (m.options.isEmpty ? "" : "  " + m.options))
+      fflush(stdout)
+      try? FileManager.default.removeItem(atPath: path)
+    }
+  }
+  // The table as Markdown, and every figure as JSON.
+  var md = "# Loop report at \(width)x\(height)\n\n"
+  md +=
+    "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes.\n\n"
+  md += "| loop | codec | tuning | crf | bytes | PSNR dB | SSIM | jumps/steps | worst | seam (rank) | band |\n"
+  md += "|---|---|---|---|---|---|---|---|---|---|---|\n"
+  for m in results {
+    md +=
+      "| \(m.caseName) | \(m.codec) | \(m.tuning ? "on" : "off") | \(m.crf) | \(m.bytes) | "
+      + String(
+        format: "%.2f | %.4f | %d/%d | %.2f | %.2f (%d) | %.2f |\n", m.psnr, m.ssim, m.jumps, m.frames, m.worstExcess,
+        m.seamExcess, m.seamRank, m.bandError)
+  }
+  try md.write(toFile: outPrefix + ".md", atomically: true, encoding: .utf8)
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+  try encoder.encode(results).write(to: URL(fileURLWithPath: outPrefix + ".json"))
+  print("loop-report: wrote \(outPrefix).md and \(outPrefix).json")
+}
