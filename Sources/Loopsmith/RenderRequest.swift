@@ -65,7 +65,6 @@ public struct RenderRequest: Sendable {
     out.effect = overrides.effect ?? effect
     out.parameters.merge(overrides.parameters) { _, new in new }
     for setting in RenderSetting.all { setting.copy(from: overrides, into: &out) }
-    out.memoryLimit = overrides.memoryLimit ?? memoryLimit
     return out
   }
 }

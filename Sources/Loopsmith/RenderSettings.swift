@@ -10,6 +10,7 @@ package enum SettingValue: Sendable, Equatable {
   case toggle(Bool)
   case size(width: Int, height: Int)
   case texts([String])
+  case bytes(UInt64)
 }
 
 /// One setting a render takes, stated once: its flag, its preset key, its kind and limits, its
@@ -37,6 +38,8 @@ public struct RenderSetting: Sendable {
     case outputs
     /// `FROM:TO` (or `[from, to]` in a preset).
     case transition
+    /// A number of bytes with an optional K, M, G or T suffix (`512M`, `8G`).
+    case bytes
   }
 
   /// The request's field the setting fills. Key paths are immutable values, though not marked
@@ -46,6 +49,7 @@ public struct RenderSetting: Sendable {
     case number(WritableKeyPath<RenderRequest, Double?>)
     case text(WritableKeyPath<RenderRequest, String?>)
     case toggle(WritableKeyPath<RenderRequest, Bool?>)
+    case bytes(WritableKeyPath<RenderRequest, UInt64?>)
     case size, points, outputs, appearance, palette
   }
 
@@ -194,6 +198,10 @@ public struct RenderSetting: Sendable {
     "x264-preset", key: "x264Preset", .choice(x264Presets), .text(\.x264Preset), placeholder: "name", default: "medium",
     help: "libx264 speed preset.")
 
+  static let memoryLimit = RenderSetting(
+    "memory-limit", key: nil, .bytes, .bytes(\.memoryLimit), placeholder: "size", default: "half the memory",
+    help:
+      "Memory for frames, layers and encoders together, e.g. 8G; a render that needs more is refused before any work.")
   static let frames = RenderSetting(
     "frames", key: nil, .text, .text(\.frames), placeholder: "A:B|K/N", default: "the whole loop",
     help:
@@ -220,7 +228,7 @@ public struct RenderSetting: Sendable {
   public static let all: [RenderSetting] = [
     output, size, points, fps, duration, time, still, scale, audio, audioFit, levels, transition, rtl, appearance,
     palette, codec, crf, quality, maxBytes, platform, bitDepth, background, alpha, poster, maxSpeedChange, threads,
-    encoderThreads, x264Preset, frames,
+    encoderThreads, memoryLimit, x264Preset, frames,
   ]
 
   /// The row whose flag is `flag` (without dashes).
@@ -253,6 +261,7 @@ public struct RenderSetting: Sendable {
     case .size: field.isPoints ? "WxH in points, like 360x640" : "WxH in pixels, like 1080x1920"
     case .outputs: "a list of 1 to 16 file names"
     case .transition: "FROM:TO"
+    case .bytes: "a size such as 512M or 8G (a whole number with K, M, G or T)"
     }
   }
 
@@ -318,6 +327,7 @@ public struct RenderSetting: Sendable {
       let (w, h) = try parseSize(text, field: typed, points: field.isPoints)
       return .size(width: w, height: h)
     case .outputs: return .texts([text])
+    case .bytes: return .bytes(try MemoryBudget.parse(text, flag: typed))
     }
   }
 
@@ -366,6 +376,9 @@ public struct RenderSetting: Sendable {
         throw fail("\"from:to\" or [from, to], two weathers or voice states")
       }
       return .text(pair.joined(separator: ":"))
+    case .bytes:
+      guard let text = json as? String else { throw fail(expected) }
+      return .bytes(try MemoryBudget.parse(text, flag: field))
     }
   }
 
@@ -378,6 +391,7 @@ public struct RenderSetting: Sendable {
     case (.number(let p), .number(let d)): request[keyPath: p] = d
     case (.text(let p), .text(let s)): request[keyPath: p] = s
     case (.toggle(let p), .toggle(let b)): request[keyPath: p] = b
+    case (.bytes(let p), .bytes(let n)): request[keyPath: p] = n
     case (.size, .size(let w, let h)): request.size = (w, h)
     case (.points, .size(let w, let h)): request.points = (w, h)
     case (.outputs, .texts(let a)): request.outputs += a
@@ -394,6 +408,7 @@ public struct RenderSetting: Sendable {
     case .number(let p): request[keyPath: p].map(SettingValue.number)
     case .text(let p): request[keyPath: p].map(SettingValue.text)
     case .toggle(let p): request[keyPath: p].map(SettingValue.toggle)
+    case .bytes(let p): request[keyPath: p].map(SettingValue.bytes)
     case .size: request.size.map { .size(width: $0.width, height: $0.height) }
     case .points: request.points.map { .size(width: $0.width, height: $0.height) }
     case .outputs: request.outputs.isEmpty ? nil : .texts(request.outputs)
@@ -409,6 +424,7 @@ public struct RenderSetting: Sendable {
     case .number(let p): if let v = source[keyPath: p] { target[keyPath: p] = v }
     case .text(let p): if let v = source[keyPath: p] { target[keyPath: p] = v }
     case .toggle(let p): if let v = source[keyPath: p] { target[keyPath: p] = v }
+    case .bytes(let p): if let v = source[keyPath: p] { target[keyPath: p] = v }
     case .size: if let v = source.size { target.size = v }
     case .points: if let v = source.points { target.points = v }
     case .outputs: if !source.outputs.isEmpty { target.outputs = source.outputs }

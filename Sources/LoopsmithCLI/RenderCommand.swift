@@ -22,8 +22,6 @@ enum RenderCommand {
   ]
 
   static let ownOptions = [
-    OptionSpec(
-      "memory-limit", value: "size", "Memory for frames and encoders together, e.g. 8G (default: half the memory)."),
     OptionSpec("out-dir", value: "dir", "Folder for a preset's outputs (default renders)."),
     OptionSpec("no-overwrite", short: "n", "Refuse to write over an existing output (exit 2)."),
     OptionSpec("null", "Render and convert every frame, write nothing: time the render alone (e.g. with time)."),
@@ -121,7 +119,6 @@ enum RenderCommand {
       let used = if case .outputs = setting.kind { Array(given.reversed()) } else { Array(given.prefix(1)) }
       for (typed, text) in used { setting.write(try setting.parse(text, typed: typed), into: &r) }
     }
-    r.memoryLimit = try p.last("memory-limit").map { try MemoryBudget.parse($0) }
     // Each value with the words that name it in an error: `--set speed`, or the shorthand typed.
     var sets: [(name: String, value: String, label: String)] = []
     for item in p.all("set") {

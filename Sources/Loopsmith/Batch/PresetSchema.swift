@@ -114,6 +114,9 @@ public enum PresetSchema {
         ["type": "string", "pattern": "^[A-Za-z]+:[A-Za-z]+$"],
         ["type": "array", "items": ["type": "string"], "minItems": 2, "maxItems": 2],
       ]
+    case .bytes:
+      out["type"] = "string"
+      out["pattern"] = "^[0-9]+([KMGTkmgt](i?[Bb])?)?$"
     }
     return out
   }
