@@ -27,6 +27,7 @@ import Video
     case .toggle: [("", true)]
     case .size: [("32x48", [32, 48])]
     case .outputs: [("a.mp4", ["a.mp4"])]
+    case .bytes: [("16M", "16M"), ("8GiB", "8GiB")]
     }
   }
 
@@ -75,6 +76,7 @@ import Video
     case .text where setting.valueOptional: #expect(p["anyOf"] != nil)  // a file name or true
     case .text: #expect(p["type"] as? String == "string")
     case .size, .outputs, .transition: #expect(p["anyOf"] != nil || p["type"] != nil)
+    case .bytes: #expect(p["type"] as? String == "string" && p["pattern"] != nil)
     }
   }
 
@@ -116,6 +118,8 @@ import Video
     (["--scale", "0x1p3"], "--scale: '0x1p3' is not valid; expected a decimal number, like 2.5"),
     (["--level", "1.5"], "--level: '1.5' is not valid; expected a number from 0 to 1"),
     (["--x264-preset", "quick"], "--x264-preset: 'quick' is not valid; expected one of ultrafast"),
+    (["--memory-limit", "8X"], "--memory-limit: '8X' is not valid; expected a size such as 512M or 8G"),
+    (["--memory-limit", "1M"], "--memory-limit: '1M' is under 16 MiB"),
   ])
   func aBadFlagIsNamedAsTyped(words: [String], message: String) {
     #expect {
