@@ -338,6 +338,7 @@ extension RenderRequest {
         x264Preset: x264Preset, audio: format.isAnimated && format != .y4m ? audioTrack : nil)
       // Unasked, alpha is kept only where the codec carries it; elsewhere the background shows.
       if keepAlpha == nil && !s.carriesAlpha { s.keepAlpha = false }
+      s.comment = PresetTag.text(for: self)  // what `check` re-renders the file from
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s
     }

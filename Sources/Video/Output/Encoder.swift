@@ -95,6 +95,7 @@ final class Encoder {
     if let segment = settings.segment {
       av_dict_set(&output.pointer.pointee.metadata, FrameSegment.metadataKey, segment.tag, 0)
     }
+    if let comment = settings.comment { av_dict_set(&output.pointer.pointee.metadata, "comment", comment, 0) }
     // Through the descriptor the temporary was created with, never by name (a symlink swapped in
     // at the name would be followed).
     try output.attach(descriptor: temporary.descriptor, path: path)

@@ -36,6 +36,8 @@ public struct OutputSettings: Sendable {
   /// Its encoder starts fresh at A, with the whole loop's key-frame interval, and the file is
   /// tagged so `join` can check order and coverage (`FrameSegment`).
   public var segment: FrameSegment? = nil
+  /// The container's `comment` (MP4/MOV, Matroska): the loopsmith-preset tag `check` re-renders from.
+  public var comment: String? = nil
 
   /// libx264's speed presets, fastest first.
   public static let x264Presets = [
