@@ -16,7 +16,8 @@ enum CheckCommand {
 
   static var help: String {
     helpText(
-      usage: "loopsmith check <video>... [--against <preset.json | \"effect flags\">] [--no-against] [--then <video>] [--json]",
+      usage:
+        "loopsmith check <video>... [--against <preset.json | \"effect flags\">] [--no-against] [--then <video>] [--json]",
       overview:
         "Decode files and judge each loop's seam by its largest 16x16 block change against the file's other steps, every step against the lossless source when it is known (--against, or the preset tag the file carries), the audio seam, and the stream facts; exit 1 when a rule fails for any file.",
       arguments: [("<video>", "An MP4, MOV, WebM, GIF or APNG file; several may be given.")], options: options)
@@ -31,7 +32,9 @@ enum CheckCommand {
     let paths = parsed.positionals
     guard !paths.isEmpty else { throw InputError("check needs a video file; expected one or more paths") }
     let then = parsed.last("then")
-    if then != nil, paths.count > 1 { throw InputError("--then: checks a splice of one file; got \(paths.count) files") }
+    if then != nil, paths.count > 1 {
+      throw InputError("--then: checks a splice of one file; got \(paths.count) files")
+    }
     if parsed.has("no-against"), parsed.last("against") != nil {
       throw InputError("--against and --no-against: expected one of them")
     }
@@ -128,7 +131,8 @@ enum CheckCommand {
     let i = report.info
     let j = report.judgement
     func r(_ v: Double) -> Double { v.isFinite ? (v * 1000).rounded() / 1000 : -1 }
-    let worst = report.steps.indices.sorted { report.steps[$0] > report.steps[$1] }.prefix(5).map { index -> [String: Any] in
+    let worst = report.steps.indices.sorted { report.steps[$0] > report.steps[$1] }.prefix(5).map {
+      index -> [String: Any] in
       ["step": index == report.steps.count - 1 ? "seam" : "\(index)->\(index + 1)", "value": r(report.steps[index])]
     }
     var value: [String: Any] = [
@@ -142,20 +146,23 @@ enum CheckCommand {
       "fastStart": i.moovBeforeMdat ?? false,
     ]
     if let a = report.against {
-      value["against"] = [
-        "source": a.source, "sourceSteps": a.sourceSteps.map(r),
-        "jumps": a.jumps.map { jump -> [String: Any] in
-          [
-            "step": jump.isSeam ? "seam" : "\(jump.index)->\(jump.index + 1)", "file": r(jump.file),
-            "source": r(jump.source),
-          ]
-        },
-      ] as [String: Any]
+      value["against"] =
+        [
+          "source": a.source, "sourceSteps": a.sourceSteps.map(r),
+          "jumps": a.jumps.map { jump -> [String: Any] in
+            [
+              "step": jump.isSeam ? "seam" : "\(jump.index)->\(jump.index + 1)", "file": r(jump.file),
+              "source": r(jump.source),
+            ]
+          },
+        ] as [String: Any]
     }
     if let audio = report.audio {
-      value["audio"] = [
-        "seamSteps": audio.seamSteps.map(r), "neighbourSteps": audio.neighbourSteps.map(r), "passed": audio.failure == nil,
-      ] as [String: Any]
+      value["audio"] =
+        [
+          "seamSteps": audio.seamSteps.map(r), "neighbourSteps": audio.neighbourSteps.map(r),
+          "passed": audio.failure == nil,
+        ] as [String: Any]
     }
     return value
   }
