@@ -46,7 +46,20 @@ enum CheckCommand {
     var rows: [[String: Any]] = []
     var allPassed = true
     for path in paths {
-      let report = try LoopCheck.run(path: path, then: then, against: source)
+      let report: LoopCheck
+      do {
+        report = try LoopCheck.run(path: path, then: then, against: source)
+      } catch let error where paths.count > 1 && !(error is InputError) {
+        // One file that cannot be decoded fails, and the others are still checked.
+        allPassed = false
+        let text = message(for: error)
+        if parsed.has("json") {
+          rows.append(["path": path, "passed": false, "failures": [text]])
+        } else {
+          stdout.write("\(path):\n  FAIL: \(text)\n")
+        }
+        continue
+      }
       allPassed = allPassed && report.passed
       if parsed.has("json") {
         rows.append(row(report))

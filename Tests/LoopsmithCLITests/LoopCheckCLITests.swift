@@ -131,6 +131,19 @@ import _TestSupport
     #expect(all.status == 0, "\(all.stdout)")
   }
 
+  @Test func anAnimatedWebPSaysLibAVCannotDecodeItAndTheOtherFilesAreStillChecked() throws {
+    let dir = TemporaryDirectory()
+    let (webp, mp4) = (dir.path("l.webp"), dir.path("l.mp4"))
+    try render([webp, mp4])
+    let alone = try runLoopsmith(["check", webp])
+    #expect(alone.status == 1)
+    #expect(alone.stderr.contains("animated WebP") && alone.stderr.split(separator: "\n").count == 1, "\(alone.stderr)")
+    let both = try runLoopsmith(["check", webp, mp4])
+    #expect(both.status == 1, "\(both.stdout)")
+    #expect(
+      both.stdout.contains("FAIL: \(webp): libav 5.1's WebP decoder") && both.stdout.contains("PASS"), "\(both.stdout)")
+  }
+
   @Test(arguments: [
     ("huge", "loopsmith-preset tag is over 65536 bytes"),
     ("json", "(loopsmith-preset tag): not valid JSON"),

@@ -34,6 +34,9 @@ extension SeamJudgement {
   public static let medianCap = 4.0
   /// A seam may reach this multiple of the larger of its two neighbours, where motion is fast.
   public static let neighbourFactor = 1.5
+  /// Both neighbours move at least this much when a seam far below them is a stall, not an
+  /// encoder holding a slow picture (which steps by 0.00 to 0.1 here).
+  public static let stallNeighbour = 0.25
 
   /// Judges `steps`, where `steps[i]` is the change from frame i to i + 1 and the last entry is
   /// the seam (last frame to frame 0). `checkStall` adds the stall rule: a seam far smaller than
@@ -61,7 +64,7 @@ extension SeamJudgement {
         format:
           "seam ratio %.2f: the seam's largest 16x16 block change (%.2f codes) is above the threshold %.2f (the other steps' median %.2f, 95th percentile %.2f, neighbours %.2f and %.2f): the loop jumps at the seam",
         judgement.ratio, seam, threshold, median, high, before, after)
-    } else if checkStall, min(before, after) >= floor, seam < 0.5 * min(before, after), median >= floor {
+    } else if checkStall, min(before, after) >= stallNeighbour, seam < 0.5 * min(before, after) {
       judgement.failure = String(
         format:
           "seam ratio %.2f: the seam's change (%.2f codes) is below half its neighbours' %.2f and %.2f: the last frame repeats the first (a stall)",
