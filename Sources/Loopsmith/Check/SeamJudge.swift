@@ -36,8 +36,9 @@ extension SeamJudgement {
   public static let neighbourFactor = 1.5
   /// Both neighbours and the median step move at least this much when a seam far below them is a
   /// stall, not an encoder holding a slow picture and catching up beside the seam (VP9's clear
-  /// night at 4 fps: a seam of 0.00 between neighbours of 0.98 and 0.28, a median near 0).
-  public static let stallNeighbour = 0.25
+  /// night at 4 fps: a seam of 0.00 between catch-up steps of 0.98 and 0.28, median 0.88, where the
+  /// source's own seam step is 0.02).
+  public static let stallNeighbour = 0.5
 
   /// Judges `steps`, where `steps[i]` is the change from frame i to i + 1 and the last entry is
   /// the seam (last frame to frame 0). `checkStall` adds the stall rule: a seam far smaller than
