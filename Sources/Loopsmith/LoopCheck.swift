@@ -2,96 +2,190 @@ import Foundation
 import Raster
 import Video
 
-/// What `loopsmith check` finds in a file: the seam against ordinary steps, and the stream facts
-/// that make it play and loop everywhere (docs/ENCODING.md, Seams).
+/// What `loopsmith check` finds in a file: the seam's local change against the file's other steps,
+/// every step against the lossless source when it is known, the audio seam, and the stream facts
+/// that make it play and loop everywhere (docs/ENCODING.md, Judging a loop).
 public struct LoopCheck: Sendable {
   public var path: String
   public var info: StreamInfo
   public var frames: Int
-  /// Mean absolute luma step from the last frame to the first, in 8-bit code values.
-  public var seamStep: Double
-  /// The mean of the seam's neighbouring steps: into the last frame, and out of the first.
-  public var neighbourStep: Double
-  public var maxStep: Double
-  /// seam / median; 1 means the seam is an ordinary step.
-  public var seamRatio: Double
+  /// Every step's local change (`LocalChange`), frame i to i + 1; the last is the seam (or, with
+  /// `then`, the splice into the next file).
+  public var steps: [Double]
+  public var judgement: SeamJudgement
+  /// The lossless source's comparison, when there is a source.
+  public var against: Against?
+  /// The audio seam, when the file has sound.
+  public var audio: AudioSeam?
   /// Rules that failed, each one sentence.
   public var failures: [String]
+  /// What was not checked, or found without failing, each one sentence.
+  public var notes: [String]
 
   public var passed: Bool { failures.isEmpty }
+  public var seamStep: Double { judgement.seam }
+  /// The median of the other steps.
+  public var neighbourStep: Double { judgement.median }
+  public var maxStep: Double { steps.dropLast().max() ?? 0 }
+  /// seam / median of the other steps; 1 means the seam is an ordinary step.
+  public var seamRatio: Double { judgement.ratio }
 
-  /// The largest seam ratio that passes.
-  public static let maxRatio = 1.5
+  /// Where the source came from and what it showed.
+  public struct Against: Sendable {
+    /// `the file's loopsmith-preset tag`, a preset path, or the effect and flags given.
+    public var source: String
+    /// The source's steps, as `steps`; empty when it could not be compared.
+    public var sourceSteps: [Double]
+    public var jumps: [FidelityJump]
+  }
 
-  /// Decodes `path` (and, for a splice, `then`: the end of `path` into the start of `then`).
-  public static func run(path: String, then next: String? = nil) throws -> LoopCheck {
-    let reader = try VideoReader(path: path, keepAlpha: false)
+  /// Where `run` takes the lossless source from.
+  public enum Source: Sendable {
+    /// No comparison.
+    case none
+    /// The file's own loopsmith-preset tag, when it has one; only a jump at the seam fails.
+    case tag
+    /// A request the user gave (`--against`), named by `label`; every jump fails.
+    case request(RenderRequest, label: String)
+  }
+
+  /// Decodes `path` (and, for a splice, `then`: the end of `path` into the start of `then`) and
+  /// judges it; `against` re-renders its source to compare each step with.
+  public static func run(
+    path: String, then next: String? = nil, against: Source = .none, threads: Int = 2
+  ) throws -> LoopCheck {
+    let reader = try VideoReader(path: path, keepAlpha: true)
     let info = reader.info
+    var failures: [String] = []
+    var notes: [String] = []
+
+    // The source, when there is one.
+    var source: LoopSource?
+    var sourceLabel = ""
+    var explicit = false
+    var request: RenderRequest?
+    switch against {
+    case .none: break
+    case .tag:
+      do {
+        request = try PresetTag.request(in: info, videoPath: path)
+      } catch let e as InputError {
+        failures.append(e.message)
+      }
+      sourceLabel = "the file's loopsmith-preset tag"
+    case .request(let r, let label):
+      (request, sourceLabel, explicit) = (r, label, true)
+    }
+    if let request {
+      do {
+        let s = try LoopSource(
+          request: request, path: path, width: info.width, height: info.height, fps: info.frameRate,
+          threads: threads)
+        if s.frameCount == info.frameCount {
+          source = s
+        } else {
+          let text = "\(sourceLabel) makes a loop of \(s.frameCount) frames, the file holds \(info.frameCount): not compared"
+          if explicit { failures.append(text) } else { notes.append(text) }
+        }
+      } catch let e as InputError {
+        let text = "\(sourceLabel) cannot be re-rendered: \(e.message)"
+        if explicit { throw InputError(text) } else { failures.append(text) }
+      }
+    }
+
+    let alpha = info.alphaMode || hasAlpha(pixelFormat: info.pixelFormatName)
+    var planes = LocalChange.Planes(width: info.width, height: info.height, alpha: alpha)
+    var previous = planes
+    var first: LocalChange.Planes?
+    var sourcePlanes = planes, sourcePrevious = planes
+    var sourceFirst: LocalChange.Planes?
     var steps: [Double] = []
-    var first: [Float]?
-    // Two planes swapped frame after frame, so a check allocates nothing per frame.
-    var previous: [Float] = [], current: [Float] = []
+    var sourceSteps: [Double] = []
     var count = 0
-    while let image = try reader.nextFrame() {
-      lumaPlane(image, into: &current)
-      if count > 0 { steps.append(meanDifference(previous, current)) }
-      if first == nil { first = current }
-      swap(&current, &previous)
+    func decodeFrame() throws -> Image? {
+      do {
+        return try reader.nextFrame()
+      } catch let e as VideoError where info.codecName == "webp" {
+        throw RenderFailure(
+          "\(path): libav 5.1's WebP decoder reads still pictures only, not animated WebP (\(e)); check the same render as .apng or .gif"
+        )
+      }
+    }
+    while let image = try decodeFrame() {
+      guard image.width == info.width, image.height == info.height else {
+        throw RenderFailure("\(path): frame \(count) is \(image.width)x\(image.height), not \(info.width)x\(info.height)")
+      }
+      LocalChange.fill(&planes, from: image)
+      if count > 0 { steps.append(LocalChange.step(previous, planes)) }
+      if first == nil { first = planes }
+      swap(&planes, &previous)
+      if let source, count < source.frameCount {
+        let picture = source.frame(count)
+        if !source.keepAlpha { composite(picture, over: source.background) }
+        LocalChange.fill(&sourcePlanes, from: picture)
+        if count > 0 { sourceSteps.append(LocalChange.step(sourcePrevious, sourcePlanes)) }
+        if sourceFirst == nil { sourceFirst = sourcePlanes }
+        swap(&sourcePlanes, &sourcePrevious)
+      }
       count += 1
     }
-    guard let firstFrame = first else {
+    guard let firstPlanes = first else {
       throw RenderFailure("\(path): no frames could be decoded")
     }
-    var seamTarget = firstFrame
-    // The step out of the frame after the seam: frame 0 to 1 here, or the next file's for a splice.
-    var after = steps.first ?? 0
+
+    var judged = steps
     var nextInfo: StreamInfo?
     if let next {
-      let other = try VideoReader(path: next, keepAlpha: false)
+      let other = try VideoReader(path: next, keepAlpha: true)
       nextInfo = other.info
-      guard let f = try other.nextFrame() else { throw RenderFailure("\(next): no frames could be decoded") }
-      lumaPlane(f, into: &seamTarget)
-      guard seamTarget.count == previous.count else {
+      guard other.info.width == info.width, other.info.height == info.height else {
         throw InputError(
           "--then \(next): \(other.info.width)x\(other.info.height) does not match \(info.width)x\(info.height)")
       }
+      var a = LocalChange.Planes(width: info.width, height: info.height, alpha: alpha)
+      var b = a
+      guard let f = try other.nextFrame() else { throw RenderFailure("\(next): no frames could be decoded") }
+      LocalChange.fill(&a, from: f)
+      // The step out of the splice's far side stands where frame 0's would.
       if let g = try other.nextFrame() {
-        lumaPlane(g, into: &current)
-        after = meanDifference(seamTarget, current)
+        LocalChange.fill(&b, from: g)
+        judged = [LocalChange.step(a, b)] + steps
       }
+      judged.append(LocalChange.step(previous, a))
+      steps.append(judged.last ?? 0)
+    } else {
+      steps.append(LocalChange.step(previous, firstPlanes))
+      judged = steps
     }
-    let seam = meanDifference(previous, seamTarget)
-    let maxStep = steps.max() ?? 0
-    // The seam is weighed against its neighbours, the step into the last frame and the step out of
-    // the first: a seamless loop's seam lies between them, as any step does between the ones around
-    // it. The whole file's median (docs/ENCODING.md, Seams) misjudges loops whose speed changes: a crossfade
-    // that moves fast before a slow seam, a voice that pauses at the ends.
-    let before = steps.last ?? 0
-    let (lo, hi) = (min(before, after), max(before, after))
-    let reference = (before + after) / 2
-    let ratio = reference > 0 ? seam / reference : (seam == 0 ? 1 : .infinity)
-    var failures: [String] = []
-    let neighbours = String(format: "its neighbours' %.3f and %.3f", before, after)
-    if hi < 0.2 {
-      // Nearly still at the seam: pass when the seam is no bigger than the largest step anywhere.
-      if seam > max(maxStep, 0.2) {
+    let judgement = SeamJudgement.judge(steps: judged, checkStall: next == nil)
+    if let failure = judgement.failure { failures.append(failure) }
+
+    var comparison: Against?
+    if source != nil, next == nil, let sourceFirst, sourceSteps.count == steps.count - 1 {
+      sourceSteps.append(LocalChange.step(sourcePrevious, sourceFirst))
+      let jumps = Fidelity.jumps(file: steps, source: sourceSteps)
+      comparison = Against(source: sourceLabel, sourceSteps: sourceSteps, jumps: jumps)
+      let counted = explicit ? jumps : jumps.filter(\.isSeam)
+      if !counted.isEmpty {
         failures.append(
-          String(
-            format: "seam step %.3f is larger than every step of a nearly still loop (largest %.3f)", seam, maxStep))
+          "\(counted.count) of \(steps.count) steps jump beyond the source's motion (file > \(Fidelity.factor) x source + \(Int(Fidelity.slack)) code), against \(sourceLabel): "
+            + describe(counted, frames: count))
       }
-    } else if seam > maxRatio * hi {
-      failures.append(
-        String(
-          format:
-            "seam ratio %.2f: the step from the last frame to the first (%.3f) is above %.1f x %@: the loop jumps at the seam",
-          ratio, seam, maxRatio, neighbours))
-    } else if next == nil, lo >= 0.2, seam < 0.5 * lo {
-      failures.append(
-        String(
-          format:
-            "seam ratio %.2f: the step from the last frame to the first (%.3f) is below half %@: the last frame repeats the first (a stall)",
-          ratio, seam, neighbours))
+      let others = jumps.filter { !$0.isSeam }
+      if !explicit, !others.isEmpty {
+        notes.append(
+          "\(others.count) steps inside the loop jump beyond the source's motion (the encoder holding and releasing change): "
+            + describe(others, frames: count))
+      }
     }
+
+    var audio: AudioSeam?
+    if info.hasAudio, next == nil, let ends = try AudioEnds.read(path: path) {
+      let judged = AudioSeam.judge(ends)
+      if let failure = judged.failure { failures.append(failure) }
+      audio = judged
+    }
+
     if count != info.frameCount { failures.append("decoded \(count) frames but the stream holds \(info.frameCount)") }
     let fps = info.frameRate.value
     if fps > 0, let d = info.formatDuration, abs(d - Double(count) / fps) > 0.0015 {
@@ -113,22 +207,30 @@ public struct LoopCheck: Sendable {
       failures.append("--then: frame rate \(nextInfo.frameRate) does not match \(info.frameRate)")
     }
     return LoopCheck(
-      path: path, info: info, frames: count, seamStep: seam, neighbourStep: reference, maxStep: maxStep,
-      seamRatio: ratio, failures: failures)
+      path: path, info: info, frames: count, steps: steps, judgement: judgement, against: comparison, audio: audio,
+      failures: failures, notes: notes)
   }
 
-  /// BT.709 luma of straight RGB in 8-bit code values, per pixel.
-  static func lumaPlane(_ image: Image, into out: inout [Float]) {
-    if out.count != image.count { out = [Float](repeating: 0, count: image.count) }
+  /// The first few jumps as `seam 4.10 vs 0.90; 56->57 3.30 vs 0.70; ...`.
+  static func describe(_ jumps: [FidelityJump], frames: Int) -> String {
+    let shown = jumps.prefix(5).map { j in
+      (j.isSeam ? "seam" : "\(j.index)->\(j.index + 1)") + String(format: " %.2f vs %.2f", j.file, j.source)
+    }
+    return shown.joined(separator: "; ") + (jumps.count > 5 ? "; ..." : "")
+  }
+
+  /// Whether a pixel format carries alpha (or, a palette, may).
+  static func hasAlpha(pixelFormat name: String) -> Bool {
+    ["yuva", "rgba", "bgra", "argb", "abgr", "gbrap", "ya8", "ya16", "pal8"].contains { name.hasPrefix($0) }
+  }
+
+  /// Composites a premultiplied image over an opaque background in place, as the converter does
+  /// for a file without alpha.
+  static func composite(_ image: Image, over background: SIMD3<Float>) {
     for i in 0..<image.count {
       let p = image.pixels[i]
-      out[i] = (0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z) * 255
+      let u = 1 - p.w
+      image.pixels[i] = Pixel(p.x + u * background.x, p.y + u * background.y, p.z + u * background.z, 1)
     }
-  }
-
-  static func meanDifference(_ a: [Float], _ b: [Float]) -> Double {
-    var sum: Double = 0
-    for i in a.indices { sum += Double(abs(a[i] - b[i])) }
-    return sum / Double(max(a.count, 1))
   }
 }

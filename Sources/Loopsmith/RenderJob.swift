@@ -403,6 +403,7 @@ extension RenderRequest {
       if format.isAnimated {
         (s.maxBytes, s.platform) = (s.codec.spec.quality == nil ? nil : budget, limits?.name)
       }
+      s.comment = PresetTag.text(for: self)  // what `check` re-renders the file from
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s
     }

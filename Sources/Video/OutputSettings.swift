@@ -56,6 +56,8 @@ public struct OutputSettings: Sendable {
   var codecOptions: [CodecOption] {
     (loopTuning ? codec.loopTuning(alpha: carriesAlpha) : []) + extraCodecOptions
   }
+  /// The container's `comment` (MP4/MOV, Matroska): the loopsmith-preset tag `check` re-renders from.
+  public var comment: String? = nil
 
   /// libx264's speed presets, fastest first.
   public static let x264Presets = [

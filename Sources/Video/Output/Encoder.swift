@@ -98,6 +98,10 @@ final class Encoder {
     if let segment = settings.segment {
       av_dict_set(&output.pointer.pointee.metadata, FrameSegment.metadataKey, segment.tag, 0)
     }
+    // A segment's comment holds its frame range instead; only whole loops carry the preset tag.
+    if settings.segment == nil, let comment = settings.comment {
+      av_dict_set(&output.pointer.pointee.metadata, "comment", comment, 0)
+    }
     // Through the descriptor the temporary was created with, never by name (a symlink swapped in
     // at the name would be followed).
     try output.attach(descriptor: temporary.descriptor, path: path)

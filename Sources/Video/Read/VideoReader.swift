@@ -250,7 +250,18 @@ public final class VideoReader {
       av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) == "1" }
       ?? false
     let timeBase = AVRational(num: 1, den: AV_TIME_BASE)
-    return StreamInfo(
+    // Hostile input: measured before it is copied, at most one byte past the limit.
+    var comment: String?
+    var commentTooLong = false
+    if let entry = av_dict_get(fc.pointee.metadata, "comment", nil, 0), let value = entry.pointee.value {
+      if strnlen(value, StreamInfo.commentLimit + 1) > StreamInfo.commentLimit {
+        commentTooLong = true
+        comment = String(decoding: UnsafeRawBufferPointer(start: value, count: 64), as: UTF8.self)
+      } else {
+        comment = String(validatingUTF8: value)
+      }
+    }
+    var info = StreamInfo(
       formatName: formatName,
       codecName: name(avcodec_get_name(p.pointee.codec_id)),
       profileName: avcodec_profile_name(p.pointee.codec_id, p.pointee.profile).map { String(cString: $0) },
@@ -270,5 +281,7 @@ public final class VideoReader {
       colorRange: name(av_color_range_name(p.pointee.color_range)),
       codecTag: tagText, moovBeforeMdat: boxes.moovFirst, editListCount: boxes.editListCount,
       alphaMode: alpha, hasAudio: hasAudio, streamCount: streamCount)
+    (info.comment, info.commentTooLong) = (comment, commentTooLong)
+    return info
   }
 }

@@ -1,0 +1,214 @@
+import Foundation
+import Raster
+import Testing
+import Video
+import _TestSupport
+
+@testable import Loopsmith
+
+/// `check` judges what a viewer sees: the seam's largest 16x16 block change against the file's
+/// other steps, every step against the lossless source (`--against`, or the loopsmith-preset tag
+/// the file carries), the audio seam; several files, one JSON document. Real encoders, small loops.
+@Suite struct LoopCheckCLITests {
+  /// The blob loader at 64x64 and 4 fps: 116 frames, the cheapest loop to draw in a debug build.
+  static let loader = ["blob-morph-loader", "--size", "64x64", "--scale", "0.6", "--fps", "4"]
+
+  /// Renders the loader into `outputs` with the real binary.
+  func render(_ outputs: [String], extra: [String] = []) throws {
+    let r = try runLoopsmith(["render"] + Self.loader + extra + outputs.flatMap { ["-o", $0] } + ["--quiet"])
+    #expect(r.status == 0, "\(r.stderr)")
+  }
+
+  /// Writes the loader's frames in `order` (loop frame numbers) into `path` with the project's
+  /// encoder, the file's comment set to `comment` (nil keeps the tag the job makes).
+  func write(_ path: String, order: (Int) -> Int, comment: String?? = .none) throws -> Int {
+    var request = RenderRequest()
+    request.effect = "blob-morph-loader"
+    (request.size, request.scale, request.fps, request.threads) = ((64, 64), 0.6, 4, 1)
+    request.outputs = [path]
+    let job = try request.job()
+    var settings = job.outputs[0]
+    if case .some(let c) = comment { settings.comment = c }
+    let writer = try VideoWriter(settings)
+    let surface = Surface(image: Image(width: 64, height: 64), scale: Float(job.scale))
+    let effect = job.makeEffect()
+    for i in 0..<job.frameCount {
+      RenderPipeline.draw(effect, job: job, frame: order(i), on: surface)
+      try writer.append(surface.image)
+    }
+    _ = try writer.finish()
+    return job.frameCount
+  }
+
+  @Test func aLoopCutInHalfFailsAtTheSeamAndAWholeOnePasses() throws {
+    let dir = TemporaryDirectory()
+    let (whole, half) = (dir.path("whole.mp4"), dir.path("half.mp4"))
+    try render([whole])
+    try render([half], extra: ["--frames", "0:58"])  // half of the 116-frame loop, as its own file
+    let good = try runLoopsmith(["check", whole])
+    #expect(good.status == 0, "\(good.stdout)")
+    #expect(good.stdout.contains("PASS") && good.stdout.contains("against the file's loopsmith-preset tag"))
+    let bad = try runLoopsmith(["check", half])
+    #expect(bad.status == 1, "\(bad.stdout)")
+    #expect(bad.stdout.contains("FAIL: seam ratio") && bad.stdout.contains("jumps at the seam"), "\(bad.stdout)")
+  }
+
+  @Test func severalFilesGiveOneJSONDocumentAndExitOneWhenAnyFails() throws {
+    let dir = TemporaryDirectory()
+    let (good, bad) = (dir.path("good.mp4"), dir.path("bad.mp4"))
+    try render([good])
+    try render([bad], extra: ["--frames", "0:58"])
+    let both = try runLoopsmith(["check", good, bad, "--json"])
+    #expect(both.status == 1, "\(both.stdout)")
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(both.stdout.utf8)) as? [String: Any])
+    #expect(json["passed"] as? Bool == false)
+    let files = try #require(json["files"] as? [[String: Any]])
+    #expect(files.count == 2)
+    #expect(files[0]["path"] as? String == good && files[0]["passed"] as? Bool == true)
+    #expect(files[1]["path"] as? String == bad && files[1]["passed"] as? Bool == false)
+    let seam = try #require(files[0]["seam"] as? Double)
+    let threshold = try #require(files[0]["threshold"] as? Double)
+    #expect(seam > 0 && seam <= threshold && threshold >= SeamJudgement.floor)
+    let badSeam = try #require(files[1]["seam"] as? Double)
+    #expect(badSeam > (files[1]["threshold"] as? Double ?? .infinity))
+    // The worst step of the broken file is its seam; every step is listed, the seam last.
+    let worst = try #require(files[1]["worstSteps"] as? [[String: Any]])
+    #expect(worst.first?["step"] as? String == "seam")
+    #expect((files[1]["steps"] as? [Double])?.count == 58)
+    let against = try #require(files[0]["against"] as? [String: Any])
+    #expect((against["sourceSteps"] as? [Double])?.count == 116)
+    #expect((against["jumps"] as? [Any])?.isEmpty == true)
+    let alone = try runLoopsmith(["check", good, good])
+    #expect(alone.status == 0 && alone.stdout.components(separatedBy: "PASS").count == 3, "\(alone.stdout)")
+  }
+
+  @Test func againstFindsAFrameThatJumpsAheadAndTheTagAloneDoesNotFailIt() throws {
+    let dir = TemporaryDirectory()
+    let out = dir.path("jump.mp4")
+    // Frame 50 shows frame 62: the steps into and out of it jump 12 frames' motion.
+    let n = try write(out, order: { $0 == 50 ? 62 : $0 })
+    #expect(n == 116)
+    let given = try runLoopsmith(
+      ["check", out, "--against", Self.loader.joined(separator: " "), "--json"])
+    #expect(given.status == 1, "\(given.stdout)")
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(given.stdout.utf8)) as? [String: Any])
+    let row = try #require((json["files"] as? [[String: Any]])?.first)
+    let jumps = try #require((row["against"] as? [String: Any])?["jumps"] as? [[String: Any]])
+    let steps = Set(jumps.compactMap { $0["step"] as? String })
+    #expect(steps.contains("49->50") && steps.contains("50->51") && !steps.contains("seam"), "\(jumps)")
+    #expect(jumps.count <= 4, "\(jumps)")
+    // The tag names the same loop: the jump is reported, but only a seam jump fails without --against.
+    let tagged = try runLoopsmith(["check", out])
+    #expect(tagged.status == 0, "\(tagged.stdout)")
+    #expect(tagged.stdout.contains("note: ") && tagged.stdout.contains("49->50"), "\(tagged.stdout)")
+    // A preset file names the source too.
+    let preset = dir.path("loader.json")
+    try #"{"effect": "blob-morph-loader", "fps": 4, "scale": 0.6}"#.write(
+      toFile: preset, atomically: true, encoding: .utf8)
+    let byPreset = try runLoopsmith(["check", out, "--against", preset])
+    #expect(byPreset.status == 1 && byPreset.stdout.contains("jump beyond the source's motion"), "\(byPreset.stdout)")
+  }
+
+  @Test func theTagRoundTripsThroughMP4MOVAndWebMAndNotGIFOrAPNG() throws {
+    let dir = TemporaryDirectory()
+    let names = ["t.mp4", "t.mov", "t.webm", "t.gif", "t.apng"]
+    try render(names.map(dir.path), extra: ["--set", "speed=0.8"])
+    for name in names {
+      let info = try VideoReader(path: dir.path(name)).info
+      let request = try PresetTag.request(in: info, videoPath: dir.path(name))
+      if name.hasSuffix(".gif") || name.hasSuffix(".apng") {
+        #expect(request == nil, "\(name): libav 5.1's \(name) muxer writes no comment")
+        continue
+      }
+      let r = try #require(request, "\(name): \(info.comment ?? "no comment")")
+      #expect(r.effect == "blob-morph-loader" && r.fps == 4 && r.scale == 0.6)
+      #expect(r.size?.width == 64 && r.size?.height == 64)
+      #expect(r.parameters["speed"]?.description == "0.8")
+      #expect(r.outputs.isEmpty)
+    }
+    // Every decodable format is checked, with or without a tag.
+    let all = try runLoopsmith(["check"] + names.map(dir.path))
+    #expect(all.status == 0, "\(all.stdout)")
+  }
+
+  @Test func anAnimatedWebPSaysLibAVCannotDecodeItAndTheOtherFilesAreStillChecked() throws {
+    let dir = TemporaryDirectory()
+    let (webp, mp4) = (dir.path("l.webp"), dir.path("l.mp4"))
+    try render([webp, mp4])
+    let alone = try runLoopsmith(["check", webp])
+    #expect(alone.status == 1)
+    #expect(alone.stderr.contains("animated WebP") && alone.stderr.split(separator: "\n").count == 1, "\(alone.stderr)")
+    let both = try runLoopsmith(["check", webp, mp4])
+    #expect(both.status == 1, "\(both.stdout)")
+    #expect(
+      both.stdout.contains("FAIL: \(webp): libav 5.1's WebP decoder") && both.stdout.contains("PASS"), "\(both.stdout)")
+  }
+
+  @Test(arguments: [
+    ("huge", "loopsmith-preset tag is over 65536 bytes"),
+    ("json", "(loopsmith-preset tag): not valid JSON"),
+    ("escape", "'levels': a path with '..'"),
+    ("key", "(loopsmith-preset tag): unknown key 'outpts'"),
+  ])
+  func aHostileTagGivesOneClearLine(kind: String, expected: String) throws {
+    let dir = TemporaryDirectory()
+    let out = dir.path("hostile.mp4")
+    let body =
+      switch kind {
+      case "huge": #"{"effect": "blob-morph-loader", "description": ""# + String(repeating: "x", count: 70_000) + "\"}"
+      case "json": #"{"effect": "blob-morph-loader", "fps": 4,"#
+      case "escape": #"{"effect": "voice-orb", "levels": "../../../etc/passwd"}"#
+      default: #"{"effect": "blob-morph-loader", "outpts": ["x.mp4"]}"#
+      }
+    _ = try write(out, order: { $0 }, comment: PresetTag.prefix + body)
+    let r = try runLoopsmith(["check", out])
+    #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+    let failures = r.stdout.split(separator: "\n").filter { $0.contains("FAIL") }
+    #expect(failures.count == 1 && failures[0].contains(expected), "\(r.stdout)")
+    #expect(failures.first.map { $0.count < 400 } == true)
+    // Without the comparison, the loop itself passes.
+    let plain = try runLoopsmith(["check", out, "--no-against"])
+    #expect(plain.status == 0, "\(plain.stdout)")
+  }
+
+  @Test func aToneCutMidWaveClicksAtTheAudioSeamAndAWholeOneDoesNot() throws {
+    let dir = TemporaryDirectory()
+    let (whole, cut) = (dir.path("whole.wav"), dir.path("cut.wav"))
+    // 440 Hz over the 2 s loop is 880 whole cycles; starting 0.501 s late, the loop ends mid-cycle.
+    try writeWAV(to: whole, silent: 0, loud: 2)
+    try writeWAV(to: cut, silent: 0.501, loud: 2)
+    for (wav, clicks) in [(whole, false), (cut, true)] {
+      let out = dir.path(clicks ? "cut.webm" : "whole.webm")
+      let r = try runLoopsmith([
+        "render", "voice-orb", "--state", "listening", "--audio", wav, "-o", out, "--size", "64x64", "--scale", "0.2",
+        "--fps", "10", "--duration", "2", "--max-speed-change", "1", "--quiet",
+      ])
+      #expect(r.status == 0, "\(r.stderr)")
+      let check = try runLoopsmith(["check", out, "--no-against", "--json"])
+      let json = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any])
+      let row = try #require((json["files"] as? [[String: Any]])?.first)
+      let audio = try #require(row["audio"] as? [String: Any])
+      #expect(audio["passed"] as? Bool == !clicks, "\(wav): \(audio)")
+      let failures = row["failures"] as? [String] ?? []
+      #expect(failures.contains { $0.contains("a click") } == clicks, "\(failures)")
+    }
+  }
+
+  @Test(arguments: [
+    (["check"], "check needs a video file"),
+    (
+      ["check", "a.mp4", "--against", "fog-machine"], "--against: 'fog-machine' is neither a preset file nor an effect"
+    ),
+    (["check", "a.mp4", "--against", "weather --fsp 3"], "--against: Unknown option '--fsp'"),
+    (["check", "a.mp4", "--against", "weather -o x.mp4"], "--against: takes no outputs"),
+    (["check", "a.mp4", "--against", "weather", "--no-against"], "--against and --no-against"),
+    (["check", "a.mp4", "a.mp4", "--then", "a.mp4"], "--then: checks a splice of one file"),
+  ])
+  func badArgumentsGetOneLineAndStatusTwo(args: [String], expected: String) throws {
+    let dir = TemporaryDirectory()
+    try Data([0]).write(to: dir.url.appendingPathComponent("a.mp4"))
+    let r = try runLoopsmith(args, in: dir.url)
+    #expect(r.status == 2, "\(r.stdout)\(r.stderr)")
+    #expect(r.stderr.contains(expected) && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+  }
+}
