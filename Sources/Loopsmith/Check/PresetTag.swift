@@ -28,6 +28,7 @@ public enum PresetTag {
       case .toggle(let b): object[key] = b
       case .size(let w, let h): object[key] = [w, h]
       case .texts(let a): object[key] = a
+      case .bytes(let n): object[key] = n
       }
     }
     if !request.parameters.isEmpty {
