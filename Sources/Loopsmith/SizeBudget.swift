@@ -134,7 +134,14 @@ public enum SizeBudget {
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let converters = job.outputs.map(FrameConverter.init)
     let raws = job.outputs.indices.map { folder + "/frames-\($0).raw" }
-    try renderFrames(job, converters: converters, into: raws, progress: progress)
+    // The stills of frame 0 (`--poster`, the gallery's) come from this render, as in RenderPipeline.
+    // They are committed last, with the videos done: a failed render leaves none.
+    var posters: [VideoWriter] = []
+    var posterFiles: [WrittenFile] = []
+    defer { posters.dropFirst(posterFiles.count).forEach { $0.cancel() } }
+    for settings in job.posters { posters.append(try VideoWriter(settings)) }
+    try renderFrames(job, converters: converters, into: raws, posters: posters, progress: progress)
+    for poster in posters { try poster.flush(interrupt: Cancellation.check) }
 
     var files: [WrittenFile] = []
     var notes: [String] = []
@@ -190,7 +197,8 @@ public enum SizeBudget {
           "--platform \(name): \(file.path) breaks a limit: Telegram \(problem); the file was removed")
       }
     }
-    var result = RenderResult(files: files, frames: job.frameCount)
+    for poster in posters { posterFiles.append(try poster.commit()) }
+    var result = RenderResult(files: files, frames: job.frameCount, posters: posterFiles)
     result.notes = notes
     return result
   }
@@ -198,7 +206,7 @@ public enum SizeBudget {
   /// Draws every frame once, in batches of one frame a thread, and appends each output's
   /// converted frames to its raw file.
   private static func renderFrames(
-    _ job: RenderJob, converters: [FrameConverter], into raws: [String],
+    _ job: RenderJob, converters: [FrameConverter], into raws: [String], posters: [VideoWriter],
     progress: (@Sendable (Int, Int) -> Void)?
   ) throws {
     let threads = max(1, min(job.threads, job.frameCount))
@@ -221,6 +229,7 @@ public enum SizeBudget {
         shared.render(job: job, frame: first + slot, slot: slot)
       }
       try Cancellation.check()
+      if first == 0 { for poster in posters { try poster.append(slots[0].surface.image) } }
       for slot in 0..<count {
         for (o, fd) in descriptors.enumerated() where !slots[slot].frames[o].write(to: fd) {
           throw RenderFailure("\(raws[o]): cannot write temporary frames: \(String(cString: strerror(errno)))")
