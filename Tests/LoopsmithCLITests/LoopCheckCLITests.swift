@@ -174,9 +174,11 @@ import _TestSupport
   @Test func aToneCutMidWaveClicksAtTheAudioSeamAndAWholeOneDoesNot() throws {
     let dir = TemporaryDirectory()
     let (whole, cut) = (dir.path("whole.wav"), dir.path("cut.wav"))
-    // 440 Hz over the 2 s loop is 880 whole cycles; starting 0.501 s late, the loop ends mid-cycle.
+    // 440 Hz over the 2 s loop is 880 whole cycles. The cut one is the loop's length too (so
+    // --audio-fit leaves it alone), but its tone starts 0.501 s late: the loop ends mid-cycle
+    // (659.56 cycles) and starts in silence.
     try writeWAV(to: whole, silent: 0, loud: 2)
-    try writeWAV(to: cut, silent: 0.501, loud: 2)
+    try writeWAV(to: cut, silent: 0.501, loud: 1.499)
     for (wav, clicks) in [(whole, false), (cut, true)] {
       let out = dir.path(clicks ? "cut.webm" : "whole.webm")
       let r = try runLoopsmith([

@@ -39,6 +39,10 @@ extension SeamJudgement {
   /// night at 4 fps: a seam of 0.00 between catch-up steps of 0.98 and 0.28, median 0.88, where the
   /// source's own seam step is 0.02).
   public static let stallNeighbour = 0.5
+  /// A seam below this multiple of the median step, between moving neighbours, is a stall too: a
+  /// repeated frame still shows the encoder's noise (H.264 rain at 64x112: a repeated frame's seam
+  /// of 0.30 codes between steps of 0.79 and 0.61, median 1.0).
+  public static let stallMedianFactor = 0.4
 
   /// Judges `steps`, where `steps[i]` is the change from frame i to i + 1 and the last entry is
   /// the seam (last frame to frame 0). `checkStall` adds the stall rule: a seam far smaller than
@@ -67,7 +71,7 @@ extension SeamJudgement {
           "seam ratio %.2f: the seam's largest 16x16 block change (%.2f codes) is above the threshold %.2f (the other steps' median %.2f, 95th percentile %.2f, neighbours %.2f and %.2f): the loop jumps at the seam",
         judgement.ratio, seam, threshold, median, high, before, after)
     } else if checkStall, median >= stallNeighbour, min(before, after) >= stallNeighbour,
-      seam < 0.5 * min(before, after)
+      seam < 0.5 * min(before, after) || seam < stallMedianFactor * median
     {
       judgement.failure = String(
         format:
