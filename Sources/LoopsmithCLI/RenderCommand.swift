@@ -82,7 +82,7 @@ enum RenderCommand {
     // --null converts for the outputs given, or for Y4M when none is: nothing is opened.
     if discard && request.outputs.isEmpty { request.outputs = ["-"] }
     let job = try request.job(defaultOutputs: defaultOutputs)
-    if !parsed.has("quiet") { for notice in job.notices { stderr.write("Note: \(notice)\n") } }
+    for notice in job.notices { stderr.write("Note: \(notice)\n") }  // --quiet is about progress: notes still show
     if parsed.has("no-overwrite"), !discard,
       let existing = (job.outputs + job.posters).first(where: {
         $0.path != "-" && FileManager.default.fileExists(atPath: $0.path)
@@ -103,7 +103,7 @@ enum RenderCommand {
       throw error
     }
     progress.finish(job.frameCount)
-    if !parsed.has("quiet") { for note in result.notes { stderr.write("loopsmith: \(note)\n") } }
+    for note in result.notes { stderr.write("Note: \(note)\n") }
     if parsed.has("json") {
       stdout.write(CLI.jsonString(summary(job, result)) + "\n")
     }

@@ -16,7 +16,7 @@ import _TestSupport
     let dir = TemporaryDirectory()
     let r = try runLoopsmith(["render", "voice-orb", "-o", dir.path("x.mp4")] + Self.small)
     #expect(r.status == 0, "\(r.stderr)")
-    let notes = r.stderr.split(separator: "\n").filter { $0.hasPrefix("note:") }
+    let notes = r.stderr.split(separator: "\n").filter { $0.hasPrefix("Note:") }
     #expect(notes.count == 1, "\(r.stderr)")
     let note = String(notes.first ?? "")
     #expect(note.contains("voice-orb") && note.contains("x.mp4 (h264)"), "\(note)")
@@ -33,7 +33,7 @@ import _TestSupport
     ] {
       let r = try runLoopsmith(["render"] + args + Self.small)
       #expect(r.status == 0, "\(args): \(r.stderr)")
-      #expect(!r.stderr.contains("note:"), "\(args): \(r.stderr)")
+      #expect(!r.stderr.contains("Note:"), "\(args): \(r.stderr)")
     }
   }
 
@@ -132,7 +132,7 @@ import _TestSupport
       ["render", "voice-orb", "-o", dir.path("a.mp4"), "--frames", "0:5", "--poster"] + Self.small)
     #expect(first.status == 0, "\(first.stderr)")
     #expect(
-      first.stderr.contains("note:") && FileManager.default.fileExists(atPath: dir.path("a.png")), "\(first.stderr)")
+      first.stderr.contains("Note:") && FileManager.default.fileExists(atPath: dir.path("a.png")), "\(first.stderr)")
   }
 
   // MARK: - Doctor

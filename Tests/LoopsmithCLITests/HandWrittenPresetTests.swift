@@ -72,7 +72,7 @@ import _TestSupport
   /// (threads) or its share of the work (`--frames`, a segment), not the video.
   @Test func everyRenderFlagButTheMachinesHasAPresetKey() {
     let withoutKey = RenderSetting.all.filter { $0.presetKey == nil }.map(\.flag)
-    #expect(Set(withoutKey).isSubset(of: ["threads", "encoder-threads", "frames"]), "\(withoutKey)")
+    #expect(Set(withoutKey).isSubset(of: ["threads", "encoder-threads", "frames", "memory-limit"]), "\(withoutKey)")
     #expect(Preset.keys.contains("x264Preset"))
   }
 

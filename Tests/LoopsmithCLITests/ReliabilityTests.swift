@@ -98,7 +98,7 @@ import _TestSupport
       ["render", "color-orbs", "-o", "out.mp4", "--set", "speed"], 2, "--set: 'speed' is not valid; expected name=value"
     ),
     (["render"], 2, "render needs an effect or a preset file"),
-    (["check"], 2, "check needs one video file"),
+    (["check"], 2, "check needs a video file; expected one or more paths"),
     (["plan"], 2, "plan needs one effect or preset file"),
     // Colors in every wrong form.
     (

@@ -107,7 +107,11 @@ enum HeadlessChromium {
     let pending = 2;
     const ready = () => { if (--pending === 0) { try { run(); } catch (e) { out.textContent = JSON.stringify({ error: String(e) }); } } };
     poster.complete ? ready() : poster.addEventListener('load', ready);
-    video.addEventListener('loadeddata', ready, { once: true });
+    // Frame 0 decoded for this very position before any read-back: seek to it once the data is in.
+    video.addEventListener('loadeddata', () => {
+      video.addEventListener('seeked', ready, { once: true });
+      video.currentTime = 0;
+    }, { once: true });
     video.addEventListener('error', () => { out.textContent = JSON.stringify({ error: 'video ' + video.error.code }); });
     </script></body></html>
     """
