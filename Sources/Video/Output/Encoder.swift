@@ -181,7 +181,11 @@ final class Encoder {
       // Seamless loops and Determinism).
       // Caveat: at 64x64 (one CTU) libx265 3.5 reads memory it never wrote, so a second encode
       // in the same process can differ; from 128x128 up the bytes repeat (RoundTripTests).
-      let frameThreads = max(1, min(threads, 4))
+      // One frame thread: with more, libx265 3.5's rate control can wait forever in
+      // rateControlEnd for a frame encoder's start (a race between frame threads and the
+      // lookahead, seen hanging a 128x128 encode with two); the pools still spread each frame's
+      // rows (wavefront) over the threads.
+      let frameThreads = 1
       options.set(
         "x265-params",
         "keyint=\(gopSize):min-keyint=\(gopSize):scenecut=0:open-gop=0:pools=\(threads):frame-threads=\(frameThreads):log-level=error"
