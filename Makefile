@@ -73,14 +73,12 @@ schema:
 	$(SWIFT) build --product loopsmith
 	.build/debug/loopsmith schema > presets/schema.json
 
-## test-gallery: install Debian's chromium if missing, then open a batch gallery in it headless
-test-gallery: deps
-	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
+## test-gallery: open a batch gallery in headless Chromium (installed by the browser target)
+test-gallery: deps browser
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter theGalleryPlaysInHeadlessChromium
 
-## fuzz: libFuzzer on the preset decoder and the argument parser, FUZZ_SECONDS each (default 600).
+## fuzz: libFuzzer on the preset decoder, the argument parser and the rasterizer, FUZZ_SECONDS each (default 600).
 ## Seeds are fuzz/corpus/<target>; what the fuzzer learns goes to fuzz/.work/<target>, and a crash
 ## leaves fuzz/.work/<target>-crash-* (replay it: fuzz/.build/release/fuzz-<target> FILE).
 FUZZ_SECONDS ?= 600

@@ -63,12 +63,7 @@ import _TestSupport
   // MARK: - Posters
 
   /// The pixels of every frame of a file, as decoded.
-  static func frames(_ path: String) throws -> [Image] {
-    let reader = try VideoReader(path: path)
-    var out: [Image] = []
-    while let image = try reader.nextFrame() { out.append(image) }
-    return out
-  }
+  static func frames(_ path: String) throws -> [Image] { try Decoded.frames(path).frames }
 
   static func meanDifference(_ a: Image, _ b: Image) -> Double {
     var sum = 0.0

@@ -73,24 +73,6 @@ import _TestSupport
     return try #require(object["outputs"] as? [[String: Any]])
   }
 
-  static func decode(_ path: String) throws -> (StreamInfo, [Image]) {
-    let reader = try VideoReader(path: path, keepAlpha: false)
-    var frames: [Image] = []
-    while let f = try reader.nextFrame() { frames.append(f) }
-    return (reader.info, frames)
-  }
-
-  /// The mean squared difference of `a` and `b` over RGB in 0...1.
-  static func meanSquaredError(_ a: Image, _ b: Image) -> Double {
-    var sum = 0.0
-    for i in 0..<a.count {
-      let d = a.pixels[i] - b.pixels[i]
-      sum += Double(d.x * d.x + d.y * d.y + d.z * d.z)
-    }
-    return sum / Double(a.count * 3)
-  }
-
-  static func decibels(_ mse: Double) -> Double { mse == 0 ? .infinity : 10 * log10(1 / mse) }
 
   @Test func eachShardRendersItsPartOfEveryPreset() throws {
     for k in 1...3 {
@@ -130,9 +112,9 @@ import _TestSupport
     // H.264 and VP9, remuxed: 30 frames of exactly 1/10 s, a key frame where each part starts,
     // passing check; each frame within the encoder's noise of the whole render.
     for name in ["orbs.mp4", "aurora.webm"] {
-      let (info, joined) = try Self.decode("\(all)/\(name)")
-      let (wholeInfo, whole) = try Self.decode("\(single)/\(name)")
-      let (_, source) = try Self.decode("\(single)/\((name as NSString).deletingPathExtension).y4m")
+      let (info, joined) = try Decoded.frames("\(all)/\(name)", keepAlpha: false)
+      let (wholeInfo, whole) = try Decoded.frames("\(single)/\(name)", keepAlpha: false)
+      let (_, source) = try Decoded.frames("\(single)/\((name as NSString).deletingPathExtension).y4m", keepAlpha: false)
       #expect(joined.count == 30 && info.frameCount == 30 && whole.count == 30 && source.count == 30, "\(name)")
       #expect(info.frameRate == Rational(10, 1))
       #expect(info.formatDuration == 3.0 && wholeInfo.formatDuration == 3.0, "\(name)")
@@ -146,27 +128,27 @@ import _TestSupport
       // over the loop against the whole render's 39.8 dB (worst frames 34.9 and 36.9 dB), VP9
       // 38.6 dB against 37.9 dB (34.9 and 35.8 dB); no frame more than twice (3 dB) as far as the
       // whole render's worst frame, and over the loop within 2 dB.
-      let wholeError = zip(whole, source).map { Self.meanSquaredError($0, $1) }
-      let joinedError = zip(joined, source).map { Self.meanSquaredError($0, $1) }
+      let wholeError = zip(whole, source).map { Decoded.meanSquaredError($0, $1) }
+      let joinedError = zip(joined, source).map { Decoded.meanSquaredError($0, $1) }
       let worstWhole = try #require(wholeError.max())
       for (i, e) in joinedError.enumerated() {
         #expect(
           e <= 2 * worstWhole,
-          "\(name) frame \(i): \(Self.decibels(e)) dB against the source; the whole render's worst is \(Self.decibels(worstWhole)) dB"
+          "\(name) frame \(i): \(Decoded.decibels(e)) dB against the source; the whole render's worst is \(Decoded.decibels(worstWhole)) dB"
         )
         // Each frame in its place: closer to its own source frame than to its neighbours' (the
         // orbs move enough from frame to frame at this size; the aurora's Y4M is checked above).
         for j in [(i + 29) % 30, (i + 1) % 30] where name == "orbs.mp4" {
-          #expect(e < Self.meanSquaredError(joined[i], source[j]), "\(name) frame \(i) looks like source frame \(j)")
+          #expect(e < Decoded.meanSquaredError(joined[i], source[j]), "\(name) frame \(i) looks like source frame \(j)")
         }
       }
       let (wholeMean, joinedMean) = (
-        Self.decibels(wholeError.reduce(0, +) / 30), Self.decibels(joinedError.reduce(0, +) / 30)
+        Decoded.decibels(wholeError.reduce(0, +) / 30), Decoded.decibels(joinedError.reduce(0, +) / 30)
       )
       #expect(joinedMean >= wholeMean - 2, "\(name): joined \(joinedMean) dB over the loop, whole \(wholeMean) dB")
       // And against the whole render, frame by frame (measured: 35.9 dB the worst H.264 frame,
       // 33.5 dB the worst VP9 one).
-      let apart = zip(joined, whole).map { Self.decibels(Self.meanSquaredError($0, $1)) }
+      let apart = zip(joined, whole).map { Decoded.decibels(Decoded.meanSquaredError($0, $1)) }
       #expect(apart.allSatisfy { $0 >= 30 }, "\(name): joined against whole \(apart) dB")
     }
 
@@ -232,7 +214,7 @@ import _TestSupport
     let done = try Self.merge(dir)
     #expect(done.status == 0, "\(done.stderr)")
     for name in Self.outputs {
-      let (info, frames) = try Self.decode(dir.path("all/\(name)"))
+      let (info, frames) = try Decoded.frames(dir.path("all/\(name)"), keepAlpha: false)
       #expect(frames.count == 30 && info.frameCount == 30, "\(name)")
     }
     for name in ["orbs.y4m", "aurora.y4m"] {
@@ -322,7 +304,7 @@ import _TestSupport
       let rows = try Self.manifest(out)
       #expect(rows.compactMap { $0["path"] as? String }.sorted() == ["aurora.webm", "aurora.y4m"], "\(rows)")
       #expect(!FileManager.default.fileExists(atPath: "\(out)/segments"))
-      let (info, frames) = try Self.decode("\(out)/aurora.webm")
+      let (info, frames) = try Decoded.frames("\(out)/aurora.webm", keepAlpha: false)
       #expect(frames.count == 10 && info.keyframeCount == 2, "round \(round)")
     }
   }

@@ -6,10 +6,6 @@ import _TestSupport
 /// `video.duration` for MP4 and WebM with Opus, and each frame's duration through WebCodecs'
 /// ImageDecoder for WebP and APNG, exact to the millisecond (docs/ENCODING.md, Exact durations).
 @Suite struct ChromiumDurationTests {
-  static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
-    FileManager.default.isExecutableFile(atPath: $0)
-  }
-
   static let probe = """
     <!doctype html><html><body><pre id="report"></pre><script>
     const videos = ["a.mp4", "orb.webm", "orb.mp4"];
@@ -60,7 +56,6 @@ import _TestSupport
     """
 
   @Test func chromiumReportsEveryLoopExactToTheMillisecond() throws {
-    let chromium = try #require(Self.chromium, "chromium is not installed; make browser installs it")
     let dir = TemporaryDirectory("loopsmith-chromium")
     let common = ["--scale", "0.2", "--fps", "30", "--duration", "1", "--max-speed-change", "1", "--quiet"]
     let orbs = try runLoopsmith(
@@ -81,7 +76,7 @@ import _TestSupport
     // On a loaded machine a page can still be cut short; up to three runs, each its own browser.
     var report: [String: Any] = [:]
     for attempt in 1...3 {
-      report = try Self.run(chromium, page: dir.path("probe.html"))
+      report = try Self.run(page: dir.path("probe.html"))
       if report["timeout"] == nil && report["a.apng"] != nil { break }
       if attempt == 3 { Issue.record("chromium did not finish the page: \(report)") }
     }
@@ -101,41 +96,10 @@ import _TestSupport
     }
   }
 
-  /// Runs `chromium` headless on `page` in a fresh profile and returns the JSON its page wrote into
-  /// `<pre id="report">` (empty when it wrote none). The browser is stopped by its pid whatever happens.
-  static func run(_ chromium: String, page: String) throws -> [String: Any] {
-    let profile = TemporaryDirectory("loopsmith-chromium-profile")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: chromium)
-    process.arguments = [
-      "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.url.path)",
-      "--allow-file-access-from-files", "--virtual-time-budget=60000", "--dump-dom", "file://\(page)",
-    ]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    defer {
-      if process.isRunning { process.terminate() }
-      process.waitUntilExit()
-    }
-    // Read on another thread, so a browser that hangs is stopped after two minutes.
-    let done = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) var output = Data()
-    DispatchQueue.global().async {
-      output = pipe.fileHandleForReading.readDataToEndOfFile()
-      done.signal()
-    }
-    if done.wait(timeout: .now() + 120) == .timedOut {
-      process.terminate()
-      _ = done.wait(timeout: .now() + 10)
-      return ["timeout": true]
-    }
-    let dom = String(decoding: output, as: UTF8.self)
-    guard let start = dom.range(of: "<pre id=\"report\">"),
-      let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex)
-    else { return [:] }
-    let json = String(dom[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&quot;", with: "\"")
-    return (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
+  /// The JSON the page wrote into `<pre id="report">`: empty when it wrote none, `timeout` when
+  /// the browser did not finish in two minutes.
+  static func run(page: String) throws -> [String: Any] {
+    guard let dom = try HeadlessChromium.dumpDOM(page, budget: 60000) else { return ["timeout": true] }
+    return HeadlessChromium.result(dom, id: "report") as? [String: Any] ?? [:]
   }
 }

@@ -33,25 +33,6 @@ import _TestSupport
     ranges.map { renders.path("s" + $0.replacingOccurrences(of: ":", with: "-") + "." + ext) }
   }
 
-  static func decode(_ path: String) throws -> (StreamInfo, [Image]) {
-    let reader = try VideoReader(path: path, keepAlpha: false)
-    var frames: [Image] = []
-    while let f = try reader.nextFrame() { frames.append(f) }
-    return (reader.info, frames)
-  }
-
-  /// The mean squared difference of `a` and `b` over RGB in 0...1.
-  static func meanSquaredError(_ a: Image, _ b: Image) -> Double {
-    var sum = 0.0
-    for i in 0..<a.count {
-      let d = a.pixels[i] - b.pixels[i]
-      sum += Double(d.x * d.x + d.y * d.y + d.z * d.z)
-    }
-    return sum / Double(a.count * 3)
-  }
-
-  /// A mean squared error as PSNR, in dB (infinite when 0).
-  static func decibels(_ mse: Double) -> Double { mse == 0 ? .infinity : 10 * log10(1 / mse) }
 
   @Test func y4mSegmentsJoinToTheWholeLoopByteForByte() throws {
     let dir = TemporaryDirectory("loopsmith-join")
@@ -60,7 +41,7 @@ import _TestSupport
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stdout.contains(#""frames" : 30"#))
     // Each segment is its own frames only: 7, 12 and 11 frames, tagged with its range.
-    let middle = try Self.decode(Self.segments("y4m")[1])
+    let middle = try Decoded.frames(Self.segments("y4m")[1], keepAlpha: false)
     #expect(middle.1.count == 12)
     let header = try #require(
       String(
@@ -71,10 +52,10 @@ import _TestSupport
     #expect(joined.count == whole.count)
     #expect(joined == whole)
     // And decoded: the same 30 frames, pixel for pixel.
-    let (_, a) = try Self.decode(out)
-    let (_, b) = try Self.decode(Self.renders.path("whole.y4m"))
+    let (_, a) = try Decoded.frames(out, keepAlpha: false)
+    let (_, b) = try Decoded.frames(Self.renders.path("whole.y4m"), keepAlpha: false)
     #expect(a.count == 30 && b.count == 30)
-    for (i, (x, y)) in zip(a, b).enumerated() { #expect(Self.meanSquaredError(x, y) == 0, "frame \(i)") }
+    for (i, (x, y)) in zip(a, b).enumerated() { #expect(Decoded.meanSquaredError(x, y) == 0, "frame \(i)") }
   }
 
   @Test func partsKOfNCoverTheLoopOnce() throws {
@@ -129,9 +110,9 @@ import _TestSupport
     let size = try #require(FileManager.default.attributesOfItem(atPath: out)[.size] as? Int)
     #expect(abs(size - sizes.reduce(0, +)) < 2048, "joined \(size) bytes, segments \(sizes)")
 
-    let (info, joined) = try Self.decode(out)
-    let (wholeInfo, whole) = try Self.decode(Self.renders.path("whole.mp4"))
-    let (_, source) = try Self.decode(Self.renders.path("whole.y4m"))
+    let (info, joined) = try Decoded.frames(out, keepAlpha: false)
+    let (wholeInfo, whole) = try Decoded.frames(Self.renders.path("whole.mp4"), keepAlpha: false)
+    let (_, source) = try Decoded.frames(Self.renders.path("whole.y4m"), keepAlpha: false)
     #expect(joined.count == 30 && info.frameCount == 30)
     #expect(info.frameRate == Rational(10, 1))
     // Exact timing: 30 packets of exactly 1/10 s, as in the whole render.
@@ -148,23 +129,23 @@ import _TestSupport
     // before a cut may come out a little worse (39.2 dB measured, frame 18): each joined frame may
     // be at most twice (3 dB) as far from its source as the whole render's worst frame, and over
     // the loop within 0.5 dB of it (42.3 dB measured).
-    let wholeError = zip(whole, source).map { Self.meanSquaredError($0, $1) }
-    let joinedError = zip(joined, source).map { Self.meanSquaredError($0, $1) }
+    let wholeError = zip(whole, source).map { Decoded.meanSquaredError($0, $1) }
+    let joinedError = zip(joined, source).map { Decoded.meanSquaredError($0, $1) }
     let worstWhole = try #require(wholeError.max())
     for (i, e) in joinedError.enumerated() {
       #expect(
         e <= 2 * worstWhole,
-        "frame \(i): \(Self.decibels(e)) dB against the source; the whole render's worst is \(Self.decibels(worstWhole)) dB"
+        "frame \(i): \(Decoded.decibels(e)) dB against the source; the whole render's worst is \(Decoded.decibels(worstWhole)) dB"
       )
     }
     let (wholeMean, joinedMean) = (
-      Self.decibels(wholeError.reduce(0, +) / 30), Self.decibels(joinedError.reduce(0, +) / 30)
+      Decoded.decibels(wholeError.reduce(0, +) / 30), Decoded.decibels(joinedError.reduce(0, +) / 30)
     )
     #expect(joinedMean >= wholeMean - 0.5, "joined \(joinedMean) dB over the loop, whole \(wholeMean) dB")
     // Each frame in its place: closer to its own source frame than to its neighbours'.
     for i in 0..<30 {
       for j in [(i + 29) % 30, (i + 1) % 30] {
-        #expect(joinedError[i] < Self.meanSquaredError(joined[i], source[j]), "frame \(i) looks like source frame \(j)")
+        #expect(joinedError[i] < Decoded.meanSquaredError(joined[i], source[j]), "frame \(i) looks like source frame \(j)")
       }
     }
     let check = try runLoopsmith(["check", out])

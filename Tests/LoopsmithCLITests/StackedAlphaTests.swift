@@ -4,47 +4,6 @@ import Testing
 import Video
 import _TestSupport
 
-/// Debian's Chromium, run headless on a page whose script writes its results into the DOM.
-enum HeadlessChromium {
-  static var path: String? {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
-  }
-
-  /// The DOM of `page` after its scripts ran (virtual time, at most `budget` ms), or a failure
-  /// when Chromium is not installed (`make browser` installs it). The browser is stopped by its
-  /// pid whatever happens, with its own profile in a temporary folder.
-  static func dumpDOM(_ page: String, budget: Int = 30000, extra: [String] = []) throws -> String {
-    let chromium = try #require(path, "Chromium is not installed; run `make browser`")
-    let profile = TemporaryDirectory("loopsmith-chromium")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: chromium)
-    process.arguments =
-      [
-        "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.url.path)",
-        "--autoplay-policy=no-user-gesture-required", "--allow-file-access-from-files",
-        "--virtual-time-budget=\(budget)",
-      ] + extra + ["--dump-dom", URL(fileURLWithPath: page).absoluteString]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    defer {
-      if process.isRunning { process.terminate() }
-      process.waitUntilExit()
-    }
-    return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-  }
-
-  /// The JSON a page wrote into `<pre id="result">`.
-  static func result(_ dom: String) throws -> Any {
-    let start = try #require(dom.range(of: "<pre id=\"result\">"), "no result in \(dom.prefix(2000))")
-    let end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
-    let json = String(dom[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&quot;", with: "\"")
-      .replacingOccurrences(of: "&amp;", with: "&")
-    return try JSONSerialization.jsonObject(with: Data(json.utf8))
-  }
-}
-
 @Suite struct StackedAlphaTests {
   static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
@@ -126,18 +85,18 @@ enum HeadlessChromium {
       "-o", dir.path("s.mp4"), "--poster", "--quiet",
     ])
     #expect(r.status == 0, "\(r.stderr)")
-    #expect(!r.stderr.contains("note:"), "stacked alpha keeps alpha: no notice")
+    #expect(!r.stderr.contains("Note:"), "stacked alpha keeps alpha: no notice")
     let info = try VideoReader(path: dir.path("s.mp4")).info
     #expect(info.width == 64 && info.height == 128 && info.codecName == "h264")
     try FileManager.default.copyItem(
       atPath: Self.packageRoot.appendingPathComponent("player/loopsmith-alpha.js").path,
       toPath: dir.path("loopsmith-alpha.js"))
     try Self.page.write(toFile: dir.path("page.html"), atomically: true, encoding: .utf8)
-    let result = try #require(
-      try HeadlessChromium.result(
-        HeadlessChromium.dumpDOM(
-          dir.path("page.html"), extra: ["--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]))
-        as? [String: Any])
+    let dom = try #require(
+      try HeadlessChromium.dumpDOM(
+        dir.path("page.html"), extra: ["--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]),
+      "Chromium did not finish the page")
+    let result = try #require(HeadlessChromium.result(dom) as? [String: Any], "no result in \(dom.prefix(2000))")
     #expect(result["error"] == nil, "\(result)")
     #expect(result["width"] as? Int == 64 && result["height"] as? Int == 64, "\(result)")
     // The voice orb is an opaque orb on a see-through frame: both kinds of pixel are compared.
