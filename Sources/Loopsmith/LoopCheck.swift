@@ -120,9 +120,9 @@ public struct LoopCheck: Sendable {
       if first == nil { first = planes }
       swap(&planes, &previous)
       if let source, count < source.frameCount {
-        let picture = source.frame(count)
-        if !source.keepAlpha { composite(picture, over: source.background) }
-        LocalChange.fill(&sourcePlanes, from: picture)
+        // Over the background the converter used, where the file has no alpha.
+        LocalChange.fill(
+          &sourcePlanes, from: source.frame(count), background: source.keepAlpha ? .zero : source.background)
         if count > 0 { sourceSteps.append(LocalChange.step(sourcePrevious, sourcePlanes)) }
         if sourceFirst == nil { sourceFirst = sourcePlanes }
         swap(&sourcePlanes, &sourcePrevious)
@@ -180,8 +180,8 @@ public struct LoopCheck: Sendable {
     }
 
     var audio: AudioSeam?
-    if info.hasAudio, next == nil, let ends = try AudioEnds.read(path: path) {
-      let judged = AudioSeam.judge(ends)
+    if info.hasAudio, next == nil {
+      let judged = AudioSeam.judge(try AudioEnds.read(path: path))
       if let failure = judged.failure { failures.append(failure) }
       audio = judged
     }
@@ -224,13 +224,4 @@ public struct LoopCheck: Sendable {
     ["yuva", "rgba", "bgra", "argb", "abgr", "gbrap", "ya8", "ya16", "pal8"].contains { name.hasPrefix($0) }
   }
 
-  /// Composites a premultiplied image over an opaque background in place, as the converter does
-  /// for a file without alpha.
-  static func composite(_ image: Image, over background: SIMD3<Float>) {
-    for i in 0..<image.count {
-      let p = image.pixels[i]
-      let u = 1 - p.w
-      image.pixels[i] = Pixel(p.x + u * background.x, p.y + u * background.y, p.z + u * background.z, 1)
-    }
-  }
 }

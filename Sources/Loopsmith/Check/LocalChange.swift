@@ -6,9 +6,9 @@ import Raster
 ///
 /// Whole-frame means hide what a viewer sees: an encoder that skips a slowly changing block for
 /// many frames and then updates it in one jump barely moves the frame's mean, but the block
-/// pops. 16x16 is the macroblock H.264 decides skips in and the smallest block VP9 and AV1 code
-/// flat areas with; an 8x8 block would also catch dither noise (a mean over 64 pixels of +-0.5
-/// code noise still moves by about 0.1 code), which 256 pixels average away.
+/// pops. 16x16 is the macroblock H.264 decides skips in. Noise spread evenly over a picture (dither,
+/// coding noise) adds its mean absolute difference at any block size; smaller blocks only make
+/// the largest of them vary more from frame to frame.
 public enum LocalChange {
   /// The side of a block, in pixels; blocks at the right and bottom edges may be smaller.
   public static let block = 16
@@ -117,13 +117,4 @@ public enum LocalChange {
     largestBlockChange(a, b).max() ?? 0
   }
 
-  /// The local change between two images, for a caller with two pictures at hand (an encoder's
-  /// tuning loop): `alpha` measures over black, over white and alpha; otherwise over `background`.
-  public static func step(from a: Image, to b: Image, alpha: Bool, background: SIMD3<Float> = .zero) -> Double {
-    var pa = Planes(width: a.width, height: a.height, alpha: alpha)
-    var pb = pa
-    fill(&pa, from: a, background: background)
-    fill(&pb, from: b, background: background)
-    return step(pa, pb)
-  }
 }

@@ -8,10 +8,12 @@ import Video
 /// (`check --against`): the same effect, values and loop plan, at the file's size and rate.
 final class LoopSource: @unchecked Sendable {
   let job: RenderJob
-  /// Whether the file kept alpha; otherwise frames are composited over `background` as the
-  /// converter did.
-  let keepAlpha: Bool
-  let background: SIMD3<Float>
+  /// Whether the file kept alpha; otherwise its frames were drawn over `background` by the converter.
+  var keepAlpha: Bool { job.outputs[0].keepAlpha }
+  var background: SIMD3<Float> {
+    let c = job.outputs[0].background
+    return SIMD3(c.red, c.green, c.blue)
+  }
   private let effect: any Effect
   private let surfaces: [Surface]
   private var batchStart = -1
@@ -28,10 +30,6 @@ final class LoopSource: @unchecked Sendable {
     r.threads = 1
     let job = try r.job()
     self.job = job
-    let output = job.outputs[0]
-    keepAlpha = output.keepAlpha
-    let c = output.background
-    background = SIMD3(c.red, c.green, c.blue)
     effect = job.makeEffect()
     surfaces = (0..<max(1, threads)).map { _ in
       Surface(image: Image(width: job.width, height: job.height), scale: Float(job.scale))

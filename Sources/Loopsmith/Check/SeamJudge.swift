@@ -39,11 +39,15 @@ extension SeamJudgement {
   /// night at 4 fps: a seam of 0.00 between catch-up steps of 0.98 and 0.28, median 0.88, where the
   /// source's own seam step is 0.02).
   public static let stallNeighbour = 0.5
-  /// A seam under 0.6 of both neighbours and under this multiple of the median step is a stall
-  /// too: a repeated frame still shows the encoder's noise (H.264 rain at 64x112: a repeated
-  /// frame's seam of 0.30 codes between steps of 0.79 and 0.61, median 1.0). Both bounds hold, so a
-  /// calm seam in a loop whose median is raised by fast passages (a rain-to-snow sequence: 1.94
-  /// between 2.02 and 12.4) is not one.
+  /// A seam under this fraction of both moving neighbours is a stall.
+  public static let stallFraction = 0.5
+  /// A seam under this fraction of both neighbours and under `stallMedianFactor` of the median
+  /// step is a stall too: a repeated frame still carries the encoder's noise (H.264 rain at
+  /// 64x112: a repeated frame's seam of 0.305 codes between steps of 0.787 and 0.605, just above
+  /// half the smaller, median 1.0). Both bounds must hold, so a calm seam in a loop whose median is
+  /// raised by fast passages (a rain-to-snow sequence: 1.94 between 2.02 and 12.4) is not one.
+  /// `SeamJudgeTests` holds these cases.
+  public static let noisyStallFraction = 0.6
   public static let stallMedianFactor = 0.4
 
   /// Judges `steps`, where `steps[i]` is the change from frame i to i + 1 and the last entry is
@@ -73,7 +77,8 @@ extension SeamJudgement {
           "seam ratio %.2f: the seam's largest 16x16 block change (%.2f codes) is above the threshold %.2f (the other steps' median %.2f, 95th percentile %.2f, neighbours %.2f and %.2f): the loop jumps at the seam",
         judgement.ratio, seam, threshold, median, high, before, after)
     } else if checkStall, median >= stallNeighbour, min(before, after) >= stallNeighbour,
-      seam < 0.5 * min(before, after) || (seam < 0.6 * min(before, after) && seam < stallMedianFactor * median)
+      seam < stallFraction * min(before, after)
+        || (seam < noisyStallFraction * min(before, after) && seam < stallMedianFactor * median)
     {
       judgement.failure = String(
         format:

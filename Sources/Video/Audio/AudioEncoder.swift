@@ -26,18 +26,9 @@ final class AudioEncoder {
     self.path = path
     let rate = Self.sampleRate
     totalSamples = AudioFit.loopSamples(frameCount: settings.frameCount, fps: settings.fps, rate: rate)
-    let decoder = try AudioDecoder(
-      file: InputFile(path: track.path, limit: InputFile.Limit.audio, what: "audio file"), rate: rate,
-      channels: Self.channelCount)
-    var all: [Float] = []
     // The loop and what follows it, which a cut crossfades into the head.
-    let wanted = (totalSamples + AudioFit.crossfadeSamples) * Self.channelCount
-    all.reserveCapacity(wanted)
-    try decoder.forEachBlock { block in
-      all.append(contentsOf: block.prefix(wanted - all.count))
-      return all.count < wanted
-    }
-    if all.isEmpty { throw VideoError.invalidSettings("\(track.path): the audio stream holds no samples") }
+    let all = try AudioDecoder(soundAt: track.path, rate: rate, channels: Self.channelCount).samples(
+      upTo: (totalSamples + AudioFit.crossfadeSamples) * Self.channelCount)
     samples = track.fit.fitted(all, channels: Self.channelCount, length: totalSamples)
 
     guard let name = settings.format.spec.audioEncoder else {

@@ -128,15 +128,14 @@ public enum AudioFit: String, CaseIterable, Sendable {
   public static func soundSeconds(path: String, upTo limit: Double) throws -> Double {
     silenceLibAVLog()
     let rate = 48000
-    let decoder = try AudioDecoder(
-      file: InputFile(path: path, limit: InputFile.Limit.audio, what: "audio file"), rate: rate, channels: 1)
+    let decoder = try AudioDecoder(soundAt: path, rate: rate, channels: 1)
     let wanted = Int((limit * Double(rate)).rounded(.up)) + 1
     var count = 0
     try decoder.forEachBlock { block in
       count += block.count
       return count < wanted
     }
-    if count == 0 { throw VideoError.invalidSettings("\(path): the audio stream holds no samples") }
+    if count == 0 { throw AudioDecoder.holdsNoSamples(path) }
     return Double(count) / Double(rate)
   }
 }

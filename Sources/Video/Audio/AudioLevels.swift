@@ -20,7 +20,7 @@ public enum AudioLevels {
       throw VideoError.invalidSettings("audio levels need fps and frame count above 0, got \(fps) and \(frameCount)")
     }
     silenceLibAVLog()
-    let decoder = try AudioDecoder(file: InputFile(path: path, limit: InputFile.Limit.audio, what: "audio file"))
+    let decoder = try AudioDecoder(soundAt: path)
     let rate = decoder.sampleRate
     var sums = [Double](repeating: 0, count: frameCount)
     var counts = [Int](repeating: 0, count: frameCount)
@@ -38,19 +38,24 @@ public enum AudioLevels {
       }
       return true
     }
-    if position == 0 {
-      throw VideoError.invalidSettings("\(path): the audio stream holds no samples")
-    }
-    if peak == 0 {
-      throw VideoError.invalidSettings("\(path): the audio is silent; expected a voice recording")
-    }
-    return (0..<frameCount).map { i in
-      guard counts[i] > 0 else { return 0 }
-      let rms = (sums[i] / Double(counts[i])).squareRoot()
+    if position == 0 { throw AudioDecoder.holdsNoSamples(path) }
+    if peak == 0 { throw silent(path) }
+    return levels(sums: sums, counts: counts)
+  }
+
+  /// Each frame's level from the sum of its samples' squares and their count: its RMS in dBFS,
+  /// mapped from `floorDecibels`...`ceilingDecibels` to 0...1 (clamped); 0 for a frame without samples.
+  static func levels(sums: [Double], counts: [Int]) -> [Double] {
+    zip(sums, counts).map { sum, count in
+      guard count > 0 else { return 0 }
+      let rms = (sum / Double(count)).squareRoot()
       guard rms > 0 else { return 0 }
-      let decibels = 20 * log10(rms)
-      return min(max((decibels - floorDecibels) / (ceilingDecibels - floorDecibels), 0), 1)
+      return min(max((20 * log10(rms) - floorDecibels) / (ceilingDecibels - floorDecibels), 0), 1)
     }
+  }
+
+  static func silent(_ path: String) -> VideoError {
+    .invalidSettings("\(path): the audio is silent; expected a voice recording")
   }
 }
 
@@ -60,19 +65,15 @@ extension AudioLevels {
   /// own levels (`envelope(path:fps:frameCount:)`), which differ from the muxed sound only in its
   /// first 50 ms and last 5 ms.
   public static func envelope(path: String, fps: Int, frameCount: Int, fit: AudioFit) throws -> [Double] {
-    let own = try envelope(path: path, fps: fps, frameCount: frameCount)
-    guard fit == .loop else { return own }
+    guard fit == .loop, fps > 0, frameCount > 0 else { return try envelope(path: path, fps: fps, frameCount: frameCount) }
     let rate = 48000
     let length = AudioFit.loopSamples(frameCount: frameCount, fps: fps, rate: rate)
-    let decoder = try AudioDecoder(
-      file: InputFile(path: path, limit: InputFile.Limit.audio, what: "audio file"), rate: rate, channels: 1)
-    var mono: [Float] = []
-    let wanted = length + AudioFit.crossfadeSamples
-    try decoder.forEachBlock { block in
-      mono.append(contentsOf: block.prefix(wanted - mono.count))
-      return mono.count < wanted
-    }
-    guard mono.count < length else { return own }  // longer: cut, as the sound's own levels say
+    silenceLibAVLog()
+    let mono = try AudioDecoder(soundAt: path, rate: rate, channels: 1).samples(
+      upTo: length + AudioFit.crossfadeSamples)
+    // Longer: cut, as the sound's own levels say.
+    guard mono.count < length else { return try envelope(path: path, fps: fps, frameCount: frameCount) }
+    if !mono.contains(where: { $0 != 0 }) { throw silent(path) }
     let fitted = fit.fitted(mono, channels: 1, length: length)
     var sums = [Double](repeating: 0, count: frameCount)
     var counts = [Int](repeating: 0, count: frameCount)
@@ -81,12 +82,7 @@ extension AudioLevels {
       sums[frame] += Double(sample) * Double(sample)
       counts[frame] += 1
     }
-    return (0..<frameCount).map { i in
-      guard counts[i] > 0 else { return 0 }
-      let rms = (sums[i] / Double(counts[i])).squareRoot()
-      guard rms > 0 else { return 0 }
-      return min(max((20 * log10(rms) - floorDecibels) / (ceilingDecibels - floorDecibels), 0), 1)
-    }
+    return levels(sums: sums, counts: counts)
   }
 }
 
@@ -148,6 +144,29 @@ final class AudioDecoder {
     resampler = try Resampler(
       from: &context.pointer.pointee.ch_layout, format: context.pointer.pointee.sample_fmt, rate: rate,
       to: &layout, format: AV_SAMPLE_FMT_FLT, rate: sampleRate, path: path)
+  }
+
+  /// Decodes a sound file a user named (`--audio`), within the audio size limit.
+  convenience init(soundAt path: String, rate: Int? = nil, channels: Int? = nil) throws {
+    try self.init(
+      file: InputFile(path: path, limit: InputFile.Limit.audio, what: "audio file"), rate: rate, channels: channels)
+  }
+
+  static func holdsNoSamples(_ path: String) -> VideoError {
+    .invalidSettings("\(path): the audio stream holds no samples")
+  }
+
+  /// The first `count` interleaved samples, fewer when the sound is shorter; an error when it
+  /// holds none.
+  func samples(upTo count: Int) throws -> [Float] {
+    var all: [Float] = []
+    all.reserveCapacity(count)
+    try forEachBlock { block in
+      all.append(contentsOf: block.prefix(count - all.count))
+      return all.count < count
+    }
+    if all.isEmpty { throw Self.holdsNoSamples(path) }
+    return all
   }
 
   /// Calls `body` with each block of interleaved samples until it returns false or the file ends.
