@@ -83,9 +83,6 @@ public struct OutputSettings: Sendable {
     (self.background, self.x264Preset, self.audio) = (background, x264Preset, audio)
   }
 
-  /// Whether a user can ask for the codec (it is not only the inside of a Y4M stream).
-  static func isPlayable(_ codec: VideoCodec) -> Bool { codec != .rawvideo }
-
   /// The codec a format gets unless one is asked for.
   public static func defaultCodec(for format: OutputFormat) -> VideoCodec { format.spec.defaultCodec }
 
@@ -146,7 +143,7 @@ public struct OutputSettings: Sendable {
       try fail("bit depth \(bitDepth): expected 8 or 10")
     }
     if !spec.bitDepths.contains(bitDepth) {
-      let tenBit = VideoCodec.allCases.filter { $0.spec.bitDepths.contains(10) && Self.isPlayable($0) }.map(\.rawValue)
+      let tenBit = VideoCodec.choosable.filter { $0.spec.bitDepths.contains(10) }.map(\.rawValue)
       try fail(
         "bit depth \(bitDepth) is not available for \(codec.rawValue)"
           + (codec == .h264 ? " (High 10 plays almost nowhere)" : "")

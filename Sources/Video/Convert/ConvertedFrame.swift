@@ -21,6 +21,9 @@ enum PixelLayout: Sendable, Equatable {
     }
   }
 
+  /// Whether chroma is at half width and height (4:2:0), so the picture's sides must be even.
+  var isSubsampled: Bool { [.yuv420p, .yuv420p10, .yuva420p].contains(self) }
+
   /// Bytes per row and rows of each plane for a `width` x `height` picture.
   func planeShapes(width: Int, height: Int) -> [(bytesPerRow: Int, rows: Int)] {
     let (cw, ch) = ((width + 1) / 2, (height + 1) / 2)

@@ -21,6 +21,8 @@ public final class FrameConverter: Sendable {
   /// Whether an alpha plane holds limited-range codes, 16 + 219 a (stacked alpha's bottom half),
   /// rather than 0...255.
   let limitedAlpha: Bool
+  /// The 8-bit alpha plane's codes: `alphaOffset + alphaRange * a`.
+  private let alphaOffset: Float, alphaRange: Float
   /// With stacked alpha, the converter that writes the picture's colour and alpha into the two
   /// halves of this converter's frames (`StackedAlpha`).
   let stacked: FrameConverter?
@@ -45,6 +47,7 @@ public final class FrameConverter: Sendable {
     (self.width, self.height, self.layout) = (width, height, layout)
     keepsAlpha = keepAlpha && layout.hasAlpha
     self.limitedAlpha = limitedAlpha
+    (alphaOffset, alphaRange) = limitedAlpha ? (StackedAlpha.alphaOffset, StackedAlpha.alphaRange) : (0, 255)
     self.background = background.premultiplied
     // The picture, with its alpha plane written as the bottom half's luma.
     self.stacked =
@@ -61,6 +64,16 @@ public final class FrameConverter: Sendable {
     } else {
       self.clearRows = nil
     }
+  }
+
+  /// Whether this converter makes the frames `FrameConverter(settings)` would: a writer for
+  /// `settings` may share it.
+  func fits(_ settings: OutputSettings) -> Bool {
+    let layout = Self.layout(for: settings)
+    return width == settings.width && height == settings.height && self.layout == layout
+      && keepsAlpha == (settings.carriesAlpha && layout.hasAlpha)
+      && background == settings.background.premultiplied && (stacked != nil) == settings.stackedAlpha
+      && !limitedAlpha
   }
 
   /// The height of the images it takes: its frames' height, or half of it with stacked alpha.
@@ -257,10 +270,7 @@ public final class FrameConverter: Sendable {
             let aNoise = SIMD4<Float>(
               table[((y0 + 53) & 63) << 6 | ((x0 + 5) & 63)], table[((y0 + 53) & 63) << 6 | ((x1 + 5) & 63)],
               table[((y1 + 53) & 63) << 6 | ((x0 + 5) & 63)], table[((y1 + 53) & 63) << 6 | ((x1 + 5) & 63)])
-            let a =
-              limitedAlpha
-              ? alphaCodes(alpha, noise: aNoise, offset: 16, range: 219)
-              : alphaCodes(alpha, noise: aNoise, maximum: 255)
+            let a = alphaCodes(alpha, noise: aNoise, offset: alphaOffset, range: alphaRange)
             aPlane.pointer.storeBytes(of: UInt8(a[0]), toByteOffset: y0 * aPlane.bytesPerRow + x0, as: UInt8.self)
             aPlane.pointer.storeBytes(of: UInt8(a[1]), toByteOffset: y0 * aPlane.bytesPerRow + x1, as: UInt8.self)
             aPlane.pointer.storeBytes(of: UInt8(a[2]), toByteOffset: y1 * aPlane.bytesPerRow + x0, as: UInt8.self)
@@ -324,27 +334,18 @@ public final class FrameConverter: Sendable {
     }
   }
 
-  /// Alpha codes with dither, except that fully clear and fully opaque stay exact.
-  @inline(__always) func alphaCodes(_ alpha: SIMD4<Float>, noise: SIMD4<Float>, maximum: Float) -> SIMD4<Float> {
-    let a = clamp(alpha, .zero, SIMD4(repeating: 1)) * maximum
-    // Clamped to 1...maximum - 1 before rounding, which gives the same codes as after: both ends are whole.
-    var codes = sampleCodes(
-      clamp(a + noise, SIMD4(repeating: 1), SIMD4(repeating: maximum - 1)), maximum: SIMD4(repeating: maximum))
-    codes.replace(with: 0, where: a .<= 0.5)
-    codes.replace(with: maximum, where: a .>= maximum - 0.5)
-    return codes
-  }
-
-  /// Limited-range alpha codes, `offset + range * alpha` with dither, except that fully clear
-  /// and fully opaque stay exact (`offset` and `offset + range`).
+  /// Alpha codes `offset + range * alpha` with dither, except that fully clear and fully opaque
+  /// stay exact (`offset` and `offset + range`): full range is offset 0 and range 255 (or 1023),
+  /// stacked alpha's limited range 16 and 219.
   @inline(__always) func alphaCodes(
-    _ alpha: SIMD4<Float>, noise: SIMD4<Float>, offset: Float, range: Float
+    _ alpha: SIMD4<Float>, noise: SIMD4<Float>, offset: Float = 0, range: Float
   ) -> SIMD4<Float> {
     let a = clamp(alpha, .zero, SIMD4(repeating: 1)) * range
     let top = offset + range
+    // Clamped to offset + 1...top - 1 before rounding, which gives the same codes as after: both ends are whole.
     var codes = sampleCodes(
       clamp(a + offset + noise, SIMD4(repeating: offset + 1), SIMD4(repeating: top - 1)),
-      maximum: SIMD4(repeating: 255))
+      maximum: SIMD4(repeating: top))
     codes.replace(with: offset, where: a .<= 0.5)
     codes.replace(with: top, where: a .>= range - 0.5)
     return codes
@@ -375,7 +376,7 @@ public final class FrameConverter: Sendable {
         let alpha =
           keepsAlpha
           ? alphaCodes(
-            SIMD4(repeating: p.w), noise: SIMD4(repeating: table[((y + 53) & 63) << 6 | ((x + 5) & 63)]), maximum: 1023)[
+            SIMD4(repeating: p.w), noise: SIMD4(repeating: table[((y + 53) & 63) << 6 | ((x + 5) & 63)]), range: 1023)[
               0]
           : 1023
         // yuva444p10le's planes are Y, U, V, A.
@@ -409,7 +410,7 @@ public final class FrameConverter: Sendable {
         out[o + 1] = UInt8(rgb[1])
         out[o + 2] = UInt8(bgra ? rgb[0] : rgb[2])
         if channels == 4 {
-          out[o + 3] = keepsAlpha ? UInt8(alphaCodes(SIMD4(repeating: p.w), noise: noise, maximum: 255)[3]) : 255
+          out[o + 3] = keepsAlpha ? UInt8(alphaCodes(SIMD4(repeating: p.w), noise: noise, range: 255)[3]) : 255
         }
       }
     }

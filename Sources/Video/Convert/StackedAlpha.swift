@@ -14,8 +14,9 @@ public enum StackedAlpha {
   /// The encoded height for a picture `height` pixels high.
   public static func encodedHeight(_ height: Int) -> Int { height * 2 }
 
-  /// The alpha half's luma code for alpha `a` in 0...1 (before dither): 16 + 219 a.
-  public static func alphaCode(_ a: Float) -> Float { 16 + 219 * min(max(a, 0), 1) }
+  /// The alpha half's luma codes, 16 + 219 a (before dither), like the colour half's limited range.
+  public static let alphaOffset: Float = 16
+  public static let alphaRange: Float = 219
 }
 
 extension OutputSettings {

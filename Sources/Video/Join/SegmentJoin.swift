@@ -33,9 +33,10 @@ public enum SegmentJoin {
     guard let format = format ?? OutputFormat(path: output), formats.contains(format) else {
       throw VideoError.invalidSettings("-o \(output): expected a .mp4, .mov, .webm or .y4m file, like the segments")
     }
-    for path in paths { _ = try openSegment(path) }
+    // Each opened once, all before any is read: every later read goes through these descriptors.
+    let files = try paths.map(openSegment)
     silenceLibAVLog()
-    return format == .y4m ? try joinY4M(paths, into: output) : try remux(paths, into: output, format: format)
+    return format == .y4m ? try joinY4M(files, into: output) : try remux(files, into: output, format: format)
   }
 
   // MARK: - Order
@@ -88,9 +89,10 @@ public enum SegmentJoin {
     let stream: UnsafeMutablePointer<AVStream>
     let segment: FrameSegment
 
-    init(path: String) throws {
+    init(file: InputFile) throws {
+      let path = file.path
       self.path = path
-      input = try InputContext(file: SegmentJoin.openSegment(path))
+      input = try InputContext(file: file)
       try input.findStreamInfo(path: path)
       let c = input.pointer.pointee
       guard c.nb_streams == 1, let stream = c.streams[0],
@@ -136,8 +138,8 @@ public enum SegmentJoin {
     }
   }
 
-  private static func remux(_ paths: [String], into output: String, format: OutputFormat) throws -> JoinedFile {
-    let segments = try paths.map(Segment.init)
+  private static func remux(_ files: [InputFile], into output: String, format: OutputFormat) throws -> JoinedFile {
+    let segments = try files.map(Segment.init(file:))
     let first = segments[0]
     for s in segments.dropFirst() {
       for (a, b) in zip(first.properties, s.properties) where a.value != b.value {
@@ -162,7 +164,7 @@ public enum SegmentJoin {
     }
 
     let temporary = try TemporaryOutput(destination: output)
-    let muxer = format == .mp4 ? "mp4" : format == .mov ? "mov" : "webm"
+    let muxer = format.spec.muxer
     let out = try OutputContext(muxer: muxer, path: output)
     guard let stream = avformat_new_stream(out.pointer, nil) else {
       throw VideoError.outOfMemory("avformat_new_stream", path: output)
@@ -178,15 +180,11 @@ public enum SegmentJoin {
     out.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT
     // Through the descriptor the temporary was created with, never by name.
     try out.attach(descriptor: temporary.descriptor, path: output)
-    // The muxer settings of a whole render (Encoder): N / fps exact in every duration, moov first.
+    // The muxer settings of a whole render (Encoder): N / fps exact in every duration, moov first,
+    // no edit list (segments carry no sound).
     let options = Options()
-    if format == .webm {
-      options.set("cues_to_front", "1")
-    } else {
-      options.set("movflags", "+faststart+negative_cts_offsets")  // no edit list (docs/ENCODING.md, Exact durations)
-      options.set("use_editlist", "0")
-      options.set("movie_timescale", String(fps * 1000))
-      options.set("video_track_timescale", String(fps * 1000))
+    for option in LoopTiming.muxerOptions(format: format, fps: fps, frameCount: first.segment.total, audio: false) {
+      options.set(option.name, option.value)
     }
     try check(avformat_write_header(out.pointer, &options.pointer), "avformat_write_header", path: output)
     try options.requireAllUsed(by: "avformat_write_header (\(muxer))", path: output)
@@ -253,15 +251,15 @@ public enum SegmentJoin {
 
   // MARK: - Y4M
 
-  private static func joinY4M(_ paths: [String], into output: String) throws -> JoinedFile {
+  private static func joinY4M(_ files: [InputFile], into output: String) throws -> JoinedFile {
     struct Part {
-      var path: String; var header: String; var headerBytes: Int; var segment: FrameSegment; var frameBytes: Int;
+      var file: InputFile; var header: String; var headerBytes: Int; var segment: FrameSegment; var frameBytes: Int;
       var fps: Int
+      var path: String { file.path }
     }
     var parts: [Part] = []
-    for path in paths {
-      let file = try openSegment(path)
-      defer { withExtendedLifetime(file) {} }  // its descriptor closes with it
+    for file in files {
+      let path = file.path
       let handle = FileHandle(fileDescriptor: file.descriptor, closeOnDealloc: false)
       let start = (try? handle.read(upToCount: 1024)) ?? Data()
       guard start.starts(with: Array("YUV4MPEG2 ".utf8)), let newline = start.firstIndex(of: 0x0A) else {
@@ -289,7 +287,7 @@ public enum SegmentJoin {
       }
       parts.append(
         Part(
-          path: path, header: words.joined(separator: " "), headerBytes: headerBytes, segment: segment,
+          file: file, header: words.joined(separator: " "), headerBytes: headerBytes, segment: segment,
           frameBytes: body / segment.count, fps: fps))
     }
     let first = parts[0]
@@ -306,9 +304,7 @@ public enum SegmentJoin {
     do {
       try out.write(contentsOf: Data((first.header + "\n").utf8))
       for p in parts {
-        let file = try openSegment(p.path)
-        defer { withExtendedLifetime(file) {} }  // its descriptor closes with it
-        let input = FileHandle(fileDescriptor: file.descriptor, closeOnDealloc: false)
+        let input = FileHandle(fileDescriptor: p.file.descriptor, closeOnDealloc: false)
         try input.seek(toOffset: UInt64(p.headerBytes))
         for i in 0..<p.segment.count {
           let frame = try input.read(upToCount: p.frameBytes) ?? Data()

@@ -7,6 +7,8 @@ final class Encoder {
   let filePath: String
   let path: String
   let pixelFormat: AVPixelFormat
+  /// Whether frames go in as palette indices (GIF: `CodecSpec.indexedColour`).
+  var indexedColour: Bool { pixelFormat == AV_PIX_FMT_PAL8 }
   private let output: OutputContext
   private let context: CodecContext
   private let stream: UnsafeMutablePointer<AVStream>
@@ -106,7 +108,7 @@ final class Encoder {
     // at the name would be followed).
     try output.attach(descriptor: temporary.descriptor, path: path)
     let muxerOptions = Options()
-    for option in settings.format.spec.options(fps: settings.fps) + LoopTiming.muxerOptions(settings) {
+    for option in LoopTiming.muxerOptions(settings) {
       muxerOptions.set(option.name, option.value)
     }
     try check(avformat_write_header(output.pointer, &muxerOptions.pointer), "avformat_write_header", path: path)
@@ -239,7 +241,7 @@ final class Encoder {
   func encode(_ converted: ConvertedFrame) throws {
     let f = frame.pointer
     try check(av_frame_make_writable(f), "av_frame_make_writable", path: path)
-    if settings.codec.spec.indexedColour {
+    if indexedColour {
       try fillPaletteFrame(f, from: converted)
     } else {
       try copyPlanes(f, from: converted)
@@ -282,7 +284,7 @@ final class Encoder {
 
   /// Adds a frame's pixels to the GIF palette; only before the first frame is encoded.
   func addPaletteSample(_ converted: ConvertedFrame) {
-    guard settings.codec == .gif, framesSent == 0 else { return }
+    guard indexedColour, framesSent == 0 else { return }
     var sampler =
       paletteSampler ?? GIFPalette.Sampler(keepAlpha: settings.carriesAlpha, frames: GIFPalette.Sampler.frames)
     let plane = converted.planes[0]

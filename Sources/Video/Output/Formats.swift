@@ -69,7 +69,6 @@ public enum VideoCodec: String, CaseIterable, Sendable {
   case h264, hevc, vp9, av1, prores, png, gif, apng, webp, rawvideo
 
   /// Whether the codec stores YUV 4:2:0 (both sizes must then be even).
-  var isYUV420: Bool { spec.alignment == 2 }
 
   /// What the codec takes and how it is set up.
   public var spec: CodecSpec {
@@ -79,57 +78,53 @@ public enum VideoCodec: String, CaseIterable, Sendable {
       // the High profile cannot carry (avcodec_open2 fails), hence 1...51.
       CodecSpec(
         encoder: "libx264", libavName: "h264", layouts: .yuv420(tenBit: false, alpha: false),
-        quality: Quality(option: "crf", range: 1...51, defaultValue: 18, levels: (high: 14, small: 24)), minimumSide: 2, maximumSide: 4096,
-        alignment: 2, codecsParameter: CodecSpec.avc)
+        quality: Quality(option: "crf", range: 1...51, defaultValue: 18, levels: (high: 14, small: 24)), minimumSide: 2, maximumSide: 4096, codecsParameter: CodecSpec.avc)
     case .hevc:
       // libx265 3.5 refuses a side below 16 pixels ("Invalid argument").
       CodecSpec(
         encoder: "libx265", libavName: "hevc", layouts: .yuv420(tenBit: true, alpha: false),
-        quality: Quality(option: "crf", range: 0...51, defaultValue: 20, levels: (high: 16, small: 26)), minimumSide: 16, maximumSide: 8192,
-        alignment: 2, codecTag: "hvc1", codecsParameter: CodecSpec.hvc)
+        quality: Quality(option: "crf", range: 0...51, defaultValue: 20, levels: (high: 16, small: 26)), minimumSide: 16, maximumSide: 8192, codecTag: "hvc1", codecsParameter: CodecSpec.hvc)
     case .vp9:
       // Browsers decode VP9 alpha only in Profile 0, so alpha is 8-bit only.
       CodecSpec(
         encoder: "libvpx-vp9", libavName: "vp9", layouts: .yuv420(tenBit: true, alpha: true),
-        quality: Quality(option: "crf", range: 0...63, defaultValue: 30, levels: (high: 24, small: 38)), minimumSide: 2, maximumSide: 16384,
-        alignment: 2, codecsParameter: CodecSpec.vp09)
+        quality: Quality(option: "crf", range: 0...63, defaultValue: 30, levels: (high: 24, small: 38)), minimumSide: 2, maximumSide: 16384, codecsParameter: CodecSpec.vp09)
     case .av1:
       // SVT-AV1 1.4 refuses a side below 64 pixels or above 8192 (16384 in later versions).
       CodecSpec(
         encoder: "libsvtav1", libavName: "av1", layouts: .yuv420(tenBit: true, alpha: false),
-        quality: Quality(option: "crf", range: 0...63, defaultValue: 35, levels: (high: 28, small: 45)), minimumSide: 64, maximumSide: 8192,
-        alignment: 2, codecsParameter: CodecSpec.av01)
+        quality: Quality(option: "crf", range: 0...63, defaultValue: 35, levels: (high: 28, small: 45)), minimumSide: 64, maximumSide: 8192, codecsParameter: CodecSpec.av01)
     case .prores:
       // ProRes 4444 always stores 10-bit 4:4:4 with an alpha plane; alpha_bits 0 leaves it out.
       CodecSpec(
         encoder: "prores_ks", libavName: "prores",
         layouts: Layouts(eight: .yuva444p10, ten: .yuva444p10, alphaEight: .yuva444p10, alphaTen: .yuva444p10),
-        quality: nil, minimumSide: 1, maximumSide: 8192, alignment: 1, codecsParameter: { _ in "ap4h" })
+        quality: nil, minimumSide: 1, maximumSide: 8192, codecsParameter: { _ in "ap4h" })
     case .png:
       CodecSpec(
         encoder: "png", libavName: "png", layouts: .rgb(opaque: .rgb24, alpha: .rgba), quality: nil, minimumSide: 1,
-        maximumSide: 32767, alignment: 1)
+        maximumSide: 32767)
     case .apng:
       CodecSpec(
         encoder: "apng", libavName: "apng", layouts: .rgb(opaque: .rgb24, alpha: .rgba), quality: nil,
-        minimumSide: 1, maximumSide: 32767, alignment: 1)
+        minimumSide: 1, maximumSide: 32767)
     case .gif:
       // Frames arrive as straight RGBA and become palette indices in the encoder (GIFPalette);
       // delays are whole hundredths of a second, so fps must divide 100.
       CodecSpec(
         encoder: "gif", libavName: "gif", layouts: .rgb(opaque: .rgba, alpha: .rgba), quality: nil, minimumSide: 1,
-        maximumSide: 32767, alignment: 1, fpsDivides: 100, indexedColour: true)
+        maximumSide: 32767, fpsDivides: 100, indexedColour: true)
     case .webp:
       // libwebp converts BGRA to its own BT.601 YUV (docs/ENCODING.md, Colour); its size fields
       // have 14 bits. libwebp_anim hands back the whole animation as one packet at the end.
       CodecSpec(
         encoder: "libwebp_anim", libavName: "webp", layouts: .rgb(opaque: .bgra, alpha: .bgra),
         quality: Quality(option: "quality", range: 0...100, defaultValue: 90, higherIsBetter: true, levels: (high: 95, small: 75)),
-        minimumSide: 1, maximumSide: 16383, alignment: 1, onePacket: true)
+        minimumSide: 1, maximumSide: 16383, onePacket: true)
     case .rawvideo:
       CodecSpec(
         encoder: "rawvideo", libavName: "rawvideo", layouts: .yuv420(tenBit: true, alpha: false), quality: nil,
-        minimumSide: 2, maximumSide: 32767, alignment: 2)
+        minimumSide: 2, maximumSide: 32767)
     }
   }
 
@@ -271,7 +266,7 @@ public struct CodecSpec: Sendable {
   public let minimumSide: Int
   public let maximumSide: Int
   /// Width and height are multiples of this: 2 for 4:2:0 chroma, else 1.
-  public let alignment: Int
+  public var alignment: Int { layouts.eight.isSubsampled ? 2 : 1 }
   /// fps must divide this number (GIF's centisecond delays), or nil.
   public var fpsDivides: Int? = nil
   /// The sample-entry tag to write in MP4/MOV instead of libav's default, or nil.

@@ -23,18 +23,27 @@ enum LoopTiming {
     millisecond(index + 1, fps: fps) - millisecond(index, fps: fps)
   }
 
-  /// Muxer options beside the table's (`ContainerSpec.options`) for these settings.
-  static func muxerOptions(_ settings: OutputSettings) -> [MuxerOption] {
-    switch settings.format {
+  /// Every muxer option a loop's file gets: the container's own (`ContainerSpec.options`), then
+  /// the timing ones. `join` writes its files with the same.
+  static func muxerOptions(format: OutputFormat, fps: Int, frameCount: Int, audio: Bool) -> [MuxerOption] {
+    let timing: [MuxerOption]
+    switch format {
     case .mp4, .mov:
       // The table's movflags carry +negative_cts_offsets; without audio no edit is needed at all.
-      settings.audio == nil ? [MuxerOption("use_editlist", "0")] : []
+      timing = audio ? [] : [MuxerOption("use_editlist", "0")]
     case .apng:
       // The muxer repeats the previous delay for the last frame unless told.
-      [MuxerOption("final_delay", "\(milliseconds(ofFrame: settings.frameCount - 1, fps: settings.fps))/1000")]
+      timing = [MuxerOption("final_delay", "\(milliseconds(ofFrame: frameCount - 1, fps: fps))/1000")]
     default:
-      []
+      timing = []
     }
+    return format.spec.options(fps: fps) + timing
+  }
+
+  /// `muxerOptions` for an output's settings.
+  static func muxerOptions(_ settings: OutputSettings) -> [MuxerOption] {
+    muxerOptions(
+      format: settings.format, fps: settings.fps, frameCount: settings.frameCount, audio: settings.audio != nil)
   }
 
   /// The time base the muxer is given for the video stream: milliseconds for APNG, else the codec's.

@@ -32,7 +32,17 @@ public final class VideoWriter {
   private var appended = 0
   private var state: State = .open
 
-  private enum State { case open, flushed, finished, failed }
+  private enum State: CustomStringConvertible {
+    case open, flushed, finished, failed
+    var description: String {
+      switch self {
+      case .open: "open"
+      case .flushed: "flushed"
+      case .finished: "finished"
+      case .failed: "failed or cancelled"
+      }
+    }
+  }
 
   /// A writer for `settings`, converting with `converter` when one made for the same settings is
   /// given (a render shares its converter with its render threads instead of building a second).
@@ -42,11 +52,7 @@ public final class VideoWriter {
     self.settings = settings
     let layout = FrameConverter.layout(for: settings)
     if let converter {
-      guard
-        converter.width == settings.width, converter.height == settings.height, converter.layout == layout,
-        converter.keepsAlpha == (settings.carriesAlpha && layout.hasAlpha),
-        converter.background == settings.background.premultiplied
-      else {
+      guard converter.fits(settings) else {
         throw VideoError.invalidSettings(
           "a \(converter.width)x\(converter.height) converter given to a \(settings.width)x\(settings.height) \(settings.codec.rawValue) writer"
         )
@@ -81,7 +87,7 @@ public final class VideoWriter {
   /// formats with a palette (GIF); empty for the others. Hand them, converted, to
   /// `addPaletteSample` before the first `append`; otherwise the palette comes from frame 0.
   public var paletteSampleFrames: [Int] {
-    settings.codec == .gif && encoder != nil ? GIFPalette.Sampler.frameNumbers(count: settings.frameCount) : []
+    encoder?.indexedColour == true ? GIFPalette.Sampler.frameNumbers(count: settings.frameCount) : []
   }
 
   /// Adds a frame's colours to the palette (see `paletteSampleFrames`); ignored after the first `append`.
@@ -96,10 +102,7 @@ public final class VideoWriter {
 
   /// Encodes the next frame, converted by `converter` (possibly on another thread).
   public func append(_ frame: ConvertedFrame) throws {
-    guard state == .open else {
-      throw VideoError.io(
-        "\(settings.path): the writer is already \(state == .finished ? "finished" : "failed or cancelled")")
-    }
+    guard state == .open else { throw VideoError.io("\(settings.path): the writer is already \(state)") }
     guard frame.width == settings.width, frame.height == settings.height, frame.layout == converter.layout else {
       throw VideoError.invalidSettings(
         "frame \(frame.width)x\(frame.height) does not match the writer's \(settings.width)x\(settings.height) output")
@@ -127,11 +130,7 @@ public final class VideoWriter {
   /// there). `interrupt` is called between the packets of the flush, which may take a while (an
   /// encoder's lookahead); whatever it throws cancels the writer, leaving no file.
   public func flush(interrupt: () throws -> Void = {}) throws {
-    guard state == .open else {
-      throw VideoError.io(
-        "\(settings.path): the writer is already \(state == .failed ? "failed or cancelled" : state == .flushed ? "flushed" : "finished")"
-      )
-    }
+    guard state == .open else { throw VideoError.io("\(settings.path): the writer is already \(state)") }
     guard appended == settings.frameCount else {
       fail()
       throw VideoError.invalidSettings(
@@ -151,9 +150,7 @@ public final class VideoWriter {
   /// Renames the flushed file onto the path.
   public func commit() throws -> WrittenFile {
     guard state == .flushed else {
-      throw VideoError.io(
-        "\(settings.path): the writer is \(state == .open ? "not flushed" : state == .failed ? "failed or cancelled" : "already finished")"
-      )
+      throw VideoError.io("\(settings.path): the writer is \(state == .open ? "not flushed" : "already \(state)")")
     }
     do {
       try temporary?.commit()  // fsyncs and closes the descriptor, reporting a failed close, then renames
@@ -173,6 +170,15 @@ public final class VideoWriter {
       path: settings.path, bytes: bytes, frames: appended,
       duration: Double(appended) / Double(settings.fps), codec: settings.codec,
       pixelFormat: String(cString: av_get_pix_fmt_name(converter.layout.libavFormat)))
+  }
+
+  /// The flushed file, still under its temporary name until `commit()`: its path and size; nil
+  /// before `flush()`, after `commit()`, and for stdout.
+  public var flushedFile: (path: String, bytes: Int64)? {
+    guard state == .flushed, let temporary else { return nil }
+    var info = stat()
+    guard fstat(temporary.descriptor, &info) == 0 else { return nil }
+    return (temporary.path, Int64(info.st_size))
   }
 
   /// Stops writing and deletes the temporary file; an existing file at the path stays as it was.
