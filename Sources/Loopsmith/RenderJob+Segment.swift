@@ -30,6 +30,13 @@ extension RenderJob {
       fps: fps, frameCount: b - a, fixedTime: fixedTime, plan: plan, outputs: outputs, threads: min(threads, b - a),
       levels: levels, transition: transition)
     job.firstFrame = a
+    (job.notices, job.maxBytes, job.platform) = (notices, maxBytes, platform)
+    if !posters.isEmpty && a != 0 {
+      throw InputError(
+        "--poster: shows frame 0, which segment --frames \(text) does not render; give it to the segment starting at 0"
+      )
+    }
+    job.posters = posters
     return job
   }
 

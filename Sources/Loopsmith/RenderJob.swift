@@ -34,6 +34,11 @@ public struct RenderJob: Sendable {
   public var notices: [String] = []
   /// Stills of the job's frame 0 written from the same render (`--poster`).
   public var posters: [OutputSettings] = []
+  /// The most bytes each video with a quality setting may take (`--max-bytes`, or the platform's):
+  /// its quality is then searched (SizeBudget).
+  public var maxBytes: Int64?
+  /// The platform whose limits the videos must meet, checked on the written files (`--platform`).
+  public var platform: PlatformLimits?
 
   /// A transition clip: from one value's loop to another's (weathers, voice states).
   public struct Transition: Sendable, Hashable {
@@ -135,7 +140,7 @@ extension RenderRequest {
       if environment.reduceMotion { plan = nil }
     }
 
-    let settings = try outputSettings(
+    let (settings, budget, limits) = try outputSettings(
       paths: paths, formats: formats, info: type.info, environment: environment, width: width, height: height,
       fps: fps, frameCount: frameCount, threads: threads)
     var job = RenderJob(
@@ -146,16 +151,8 @@ extension RenderRequest {
     job.notices = try audioNotices(settings, fps: fps, frameCount: frameCount)
     job.notices += alphaNotices(info: type.info, settings: settings)
     job.posters = try posterSettings(for: settings, width: width, height: height, fps: fps)
-    guard let frames else { return job }
-    var segment = try job.segment(frames)
-    segment.notices = job.notices
-    if !job.posters.isEmpty && segment.firstFrame != 0 {
-      throw InputError(
-        "--poster: shows frame 0, which segment --frames \(frames) does not render; give it to the segment starting at 0"
-      )
-    }
-    segment.posters = job.posters
-    return segment
+    (job.maxBytes, job.platform) = (budget, limits)
+    return try frames.map { try job.segment($0) } ?? job
   }
 
   /// The error for `-n/--no-overwrite` when `path` exists.
@@ -309,7 +306,7 @@ extension RenderRequest {
   private func outputSettings(
     paths: [String], formats: [OutputFormat], info: EffectInfo, environment: RenderEnvironment, width: Int,
     height: Int, fps: Int, frameCount: Int, threads: Int
-  ) throws -> [OutputSettings] {
+  ) throws -> (outputs: [OutputSettings], maxBytes: Int64?, platform: PlatformLimits?) {
     if let crf { try RenderSetting.crf.check(crf) }
     let bitDepth = try RenderSetting.bitDepth.check(self.bitDepth ?? 8)
     // Transparent effects keep alpha where the format carries it and are composited over the
@@ -380,7 +377,7 @@ extension RenderRequest {
       }
     }
     try checkStacked(alphaMode, paths: paths, formats: formats, codec: codec, height: height)
-    return try zip(paths, formats).map { path, format -> OutputSettings in
+    let outputs = try zip(paths, formats).map { path, format -> OutputSettings in
       let stacked = alphaMode == .stacked && StackedAlpha.codecs.contains(codec ?? format.spec.defaultCodec)
       // --crf wins over a named --quality, which each codec maps to its own number.
       let levelCRF = level.flatMap { (codec ?? format.spec.defaultCodec).spec.quality?.value(for: $0) }
@@ -400,13 +397,14 @@ extension RenderRequest {
         if !s.carriesAlpha { s.keepAlpha = false }
       }
       // A platform's limits hold for its videos; a poster or still beside them is left alone.
-      if format.isAnimated {
-        (s.maxBytes, s.platform) = (s.codec.spec.quality == nil ? nil : budget, limits?.name)
+      if let limits, format.isAnimated, let problem = limits.problem(with: s) {
+        throw InputError("--platform \(limits.name): \(path): Telegram \(problem)")
       }
       s.comment = PresetTag.text(for: self)  // what `check` re-renders the file from
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s
     }
+    return (outputs, budget, limits)
   }
 
   /// `--quality`, `--max-bytes` (or the platform's) and `--platform`, checked.

@@ -32,20 +32,12 @@ public enum RenderPipeline {
   ) throws -> RenderResult {
     try Cancellation.check()
     // A size budget renders once and encodes the kept frames until each file fits (SizeBudget).
-    if !discard, job.outputs.contains(where: { $0.maxBytes != nil || $0.platform != nil }) {
+    if !discard, job.maxBytes != nil || job.platform != nil {
       return try SizeBudget.run(job, progress: progress)
     }
-    let threads = max(1, min(job.threads, job.frameCount))
-    let effect = job.makeEffect()
-    let surfaces = (0..<threads).map { _ in
-      Surface(image: Image(width: job.width, height: job.height), scale: Float(job.scale))
-    }
     let converters = job.outputs.map(FrameConverter.init)
-    // ring[half][slot][output]
-    let ring = (0..<2).map { _ in (0..<threads).map { _ in converters.map { $0.makeFrame() } } }
-    try Cancellation.check()  // allocating large frames takes a moment; no file exists yet
     var writers: [VideoWriter] = []
-    var posters: [VideoWriter] = []  // the stills of frame 0, written from batch 0's first surface
+    var posters: [VideoWriter] = []  // the stills of frame 0
     do {
       if !discard {
         for (settings, converter) in zip(job.outputs, converters) {
@@ -53,24 +45,46 @@ public enum RenderPipeline {
         }
         for settings in job.posters { posters.append(try VideoWriter(settings)) }
       }
+      try drawFrames(job, converters: converters, into: writers, posters: posters, palettes: writers, progress: progress)
+      // A signal during the flush (an encoder's lookahead can take seconds) or after it stops the
+      // render like one between frames: no output is renamed into place.
+      for writer in writers + posters { try writer.flush(interrupt: Cancellation.check) }
+      try Cancellation.check()
+      var files: [WrittenFile] = []
+      var posterFiles: [WrittenFile] = []
+      for writer in writers { files.append(try writer.commit()) }
+      for poster in posters { posterFiles.append(try poster.commit()) }
+      return RenderResult(files: files, frames: job.frameCount, posters: posterFiles)
     } catch {
-      posters.forEach { $0.cancel() }
-      writers.forEach { $0.cancel() }
+      // Files already renamed into place are complete and stay; the others leave nothing.
+      (writers + posters).forEach { $0.cancel() }
       throw error
     }
-    let shared = SharedRender(effect: effect, surfaces: surfaces, converters: converters, ring: ring)
-    do {
-      try samplePalettes(job: job, writers: writers, shared: shared, threads: threads)
-    } catch {
-      writers.forEach { $0.cancel() }
-      throw error
+  }
+
+  /// Draws every frame of `job` in parallel batches, one frame a render thread, and hands each
+  /// output's converted frames to its sink in order on one encoder queue; the next batch draws
+  /// while the last one is handed over. Frame 0 goes to `posters` as drawn, and the GIF writers
+  /// among `palettes` get their palette frames first. Throws the first error, or `Interrupted`.
+  static func drawFrames(
+    _ job: RenderJob, converters: [FrameConverter], into sinks: [any FrameSink], posters: [VideoWriter],
+    palettes: [VideoWriter], progress: (@Sendable (Int, Int) -> Void)?
+  ) throws {
+    let threads = max(1, min(job.threads, job.frameCount))
+    let surfaces = (0..<threads).map { _ in
+      Surface(image: Image(width: job.width, height: job.height), scale: Float(job.scale))
     }
+    // ring[half][slot][output]
+    let ring = (0..<2).map { _ in (0..<threads).map { _ in converters.map { $0.makeFrame() } } }
+    try Cancellation.check()  // allocating large frames takes a moment; no file exists yet
+    let shared = SharedRender(effect: job.makeEffect(), surfaces: surfaces, converters: converters, ring: ring)
+    try samplePalettes(job: job, writers: palettes, shared: shared, threads: threads)
     let encoder = DispatchQueue(label: "loopsmith.encoder")
     let encoding = DispatchGroup()
     let failure = FailureBox()
     let total = job.frameCount
     let batches = (total + threads - 1) / threads
-    let writerBox = WriterBox(writers)
+    let sinkBox = SinkBox(sinks)
 
     for batch in 0..<batches {
       if let signal = Cancellation.signal { failure.set(Interrupted(signal: signal)) }
@@ -94,7 +108,7 @@ public enum RenderPipeline {
         do {
           for slot in 0..<count {
             try Cancellation.check()  // a large batch encodes for a while: stop between frames
-            for (o, writer) in writerBox.writers.enumerated() { try writer.append(shared.ring[half][slot][o]) }
+            for (o, sink) in sinkBox.sinks.enumerated() { try sink.append(shared.ring[half][slot][o]) }
           }
           progress?(first + count, total)
         } catch {
@@ -103,25 +117,7 @@ public enum RenderPipeline {
       }
     }
     encoding.wait()
-    if let error = failure.error {
-      (writers + posters).forEach { $0.cancel() }
-      throw error
-    }
-    var files: [WrittenFile] = []
-    var posterFiles: [WrittenFile] = []
-    do {
-      // A signal during the flush (an encoder's lookahead can take seconds) or after it stops the
-      // render like one between frames: no output is renamed into place.
-      for writer in writers + posters { try writer.flush(interrupt: Cancellation.check) }
-      try Cancellation.check()
-      for writer in writers { files.append(try writer.commit()) }
-      for poster in posters { posterFiles.append(try poster.commit()) }
-    } catch {
-      (writers + posters).forEach { $0.cancel() }
-      // Files already renamed into place are complete and stay; say which one failed.
-      throw error
-    }
-    return RenderResult(files: files, frames: total, posters: posterFiles)
+    if let error = failure.error { throw error }
   }
 
   /// Draws the frames GIF writers cut their palette from (a few, spread over the loop) and hands
@@ -179,10 +175,18 @@ private final class SharedRender: @unchecked Sendable {
   }
 }
 
-/// The writers, handed to the encoder queue; only that queue uses them while a batch encodes.
-private final class WriterBox: @unchecked Sendable {
-  let writers: [VideoWriter]
-  init(_ writers: [VideoWriter]) { self.writers = writers }
+/// Where a render's converted frames go, in order: an encoder (`VideoWriter`), or the raw frame
+/// file a size budget encodes from (SizeBudget).
+protocol FrameSink: AnyObject {
+  func append(_ frame: ConvertedFrame) throws
+}
+
+extension VideoWriter: FrameSink {}
+
+/// The sinks, handed to the encoder queue; only that queue uses them while a batch encodes.
+private final class SinkBox: @unchecked Sendable {
+  let sinks: [any FrameSink]
+  init(_ sinks: [any FrameSink]) { self.sinks = sinks }
 }
 
 /// The first error any thread hit.

@@ -93,9 +93,10 @@ public struct PlatformLimits: Sendable {
 /// stays flat at any length). An output without a budget is encoded once; one with a budget first
 /// at its asked quality (`--crf`, `--quality`, or the default): when that fits, it stays. Otherwise
 /// the lowest quality the codec takes is tried, and when even that is too large the render fails
-/// (exit 1) naming the smallest size reached, with no file at the path; else the quality is
-/// bisected between the two, each try a real encode, and the best fitting one is written. The file
-/// is then checked against `--platform`'s limits.
+/// (exit 1) naming the smallest size reached; else the quality is bisected between the two, each
+/// try a real encode, and the best fitting one is kept. Every kept file waits under its temporary
+/// name until all of them are written and have passed `--platform`'s limits; then all are put in
+/// place, so a failure leaves no file and an older file at a path stays.
 public enum SizeBudget {
   /// Bytes from `256K`, `1.5M`, `300000` (K = 1024); nil when the text is none of those.
   public static func parse(_ text: String) -> Int64? {
@@ -124,46 +125,50 @@ public enum SizeBudget {
 
   /// Renders `job` once and writes each output within its budget (see the type's comment).
   static func run(_ job: RenderJob, progress: (@Sendable (Int, Int) -> Void)?) throws -> RenderResult {
-    for s in job.outputs {
-      if let name = s.platform, let limits = PlatformLimits.named(name), let problem = limits.problem(with: s) {
-        throw InputError("--platform \(name): \(s.path): Telegram \(problem)")
-      }
-    }
     let folder = NSTemporaryDirectory() + "loopsmith-budget-\(getpid())-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let converters = job.outputs.map(FrameConverter.init)
-    let raws = job.outputs.indices.map { folder + "/frames-\($0).raw" }
+    // Flushed writers wait here, under their temporary names, until every output is done.
+    var kept: [VideoWriter] = []
+    var committed = 0
+    defer { kept.dropFirst(committed).forEach { $0.cancel() } }
     // The stills of frame 0 (`--poster`, the gallery's) come from this render, as in RenderPipeline.
-    // They are committed last, with the videos done: a failed render leaves none.
     var posters: [VideoWriter] = []
-    var posterFiles: [WrittenFile] = []
-    defer { posters.dropFirst(posterFiles.count).forEach { $0.cancel() } }
+    defer { posters.forEach { $0.cancel() } }  // a committed writer ignores it
     for settings in job.posters { posters.append(try VideoWriter(settings)) }
-    try renderFrames(job, converters: converters, into: raws, posters: posters, progress: progress)
-    for poster in posters { try poster.flush(interrupt: Cancellation.check) }
+    let raws = try job.outputs.indices.map { try RawFrames(path: folder + "/frames-\($0).raw") }
+    try RenderPipeline.drawFrames(
+      job, converters: converters, into: raws, posters: posters, palettes: [], progress: progress)
 
-    var files: [WrittenFile] = []
     var notes: [String] = []
     for (o, settings) in job.outputs.enumerated() {
-      guard let budget = settings.maxBytes, let quality = settings.codec.spec.quality else {
-        files.append(try encode(job, settings, raw: raws[o], converter: converters[o], path: settings.path))
+      let raw = raws[o].path
+      guard let budget = job.maxBytes, settings.format.isAnimated, let quality = settings.codec.spec.quality else {
+        kept.append(try encode(job, settings, raw: raw, converter: converters[o]))
         continue
       }
       let asked = settings.crf ?? quality.defaultValue
       let lowest = quality.higherIsBetter ? quality.range.lowerBound : quality.range.upperBound
       var tries: [Int: Int64] = [:]
+      // The best fitting encode so far, flushed; the others are cancelled as soon as measured.
+      var best: (quality: Int, writer: VideoWriter)?
       func size(_ q: Int) throws -> Int64 {
         if let known = tries[q] { return known }
         var s = settings
         s.crf = q
-        let probe = folder + "/try-\(o)-\(q)." + settings.format.rawValue
-        let written = try encode(job, s, raw: raws[o], converter: converters[o], path: probe)
-        try? FileManager.default.removeItem(atPath: probe)
-        tries[q] = written.bytes
-        return written.bytes
+        let writer = try encode(job, s, raw: raw, converter: converters[o])
+        let bytes = writer.flushedFile?.bytes ?? 0
+        tries[q] = bytes
+        let better = best.map { quality.higherIsBetter ? q > $0.quality : q < $0.quality } ?? true
+        if bytes <= budget && better {
+          best?.writer.cancel()
+          best = (q, writer)
+        } else {
+          writer.cancel()
+        }
+        return bytes
       }
-      var chosen = asked
       if try size(asked) > budget {
         if try size(lowest) > budget {
           throw RenderFailure(
@@ -177,75 +182,40 @@ public enum SizeBudget {
           let mid = (better + worse) / 2
           if try size(mid) <= budget { worse = mid } else { better = mid }
         }
-        chosen = worse
       }
-      var s = settings
-      s.crf = chosen
-      let written = try encode(job, s, raw: raws[o], converter: converters[o], path: settings.path)
-      files.append(written)
+      let (chosen, writer) = best!
+      kept.append(writer)
       notes.append(
-        "\(settings.path): \(words(written.bytes)) at \(quality.option) \(chosen)"
+        "\(settings.path): \(words(tries[chosen]!)) at \(quality.option) \(chosen)"
           + (chosen == asked ? "" : " (asked \(asked))") + ", within --max-bytes \(words(budget)) after \(tries.count) "
           + (tries.count == 1 ? "encode" : "encodes"))
     }
-    // The platform's limits, read back from each file; a file that breaks one is removed.
-    for (settings, file) in zip(job.outputs, files) {
-      guard let name = settings.platform, let limits = PlatformLimits.named(name) else { continue }
-      if let problem = limits.problem(file: file.path) {
-        try? FileManager.default.removeItem(atPath: file.path)
-        throw RenderFailure(
-          "--platform \(name): \(file.path) breaks a limit: Telegram \(problem); the file was removed")
+    // The platform's limits, read back from each video before any is put in place.
+    if let limits = job.platform {
+      for writer in kept where writer.settings.format.isAnimated {
+        if let file = writer.flushedFile, let problem = limits.problem(file: file.path) {
+          throw RenderFailure(
+            "--platform \(limits.name): \(writer.settings.path) breaks a limit: Telegram \(problem); nothing was written")
+        }
       }
     }
-    for poster in posters { posterFiles.append(try poster.commit()) }
-    var result = RenderResult(files: files, frames: job.frameCount, posters: posterFiles)
+    for poster in posters { try poster.flush(interrupt: Cancellation.check) }
+    var files: [WrittenFile] = []
+    for writer in kept {
+      files.append(try writer.commit())
+      committed += 1
+    }
+    var result = RenderResult(files: files, frames: job.frameCount, posters: try posters.map { try $0.commit() })
     result.notes = notes
     return result
   }
 
-  /// Draws every frame once, in batches of one frame a thread, and appends each output's
-  /// converted frames to its raw file.
-  private static func renderFrames(
-    _ job: RenderJob, converters: [FrameConverter], into raws: [String], posters: [VideoWriter],
-    progress: (@Sendable (Int, Int) -> Void)?
-  ) throws {
-    let threads = max(1, min(job.threads, job.frameCount))
-    let effect = job.makeEffect()
-    let slots = (0..<threads).map { _ in
-      BudgetSlot(
-        surface: Surface(image: Image(width: job.width, height: job.height), scale: Float(job.scale)),
-        frames: converters.map { $0.makeFrame() })
-    }
-    let descriptors = raws.map { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
-    defer { for fd in descriptors where fd >= 0 { close(fd) } }
-    if let bad = descriptors.firstIndex(where: { $0 < 0 }) {
-      throw RenderFailure("\(raws[bad]): cannot create a temporary frame file: \(String(cString: strerror(errno)))")
-    }
-    let shared = BudgetRender(effect: effect, slots: slots, converters: converters)
-    for first in stride(from: 0, to: job.frameCount, by: threads) {
-      try Cancellation.check()
-      let count = min(threads, job.frameCount - first)
-      DispatchQueue.concurrentPerform(iterations: count) { slot in
-        shared.render(job: job, frame: first + slot, slot: slot)
-      }
-      try Cancellation.check()
-      if first == 0 { for poster in posters { try poster.append(slots[0].surface.image) } }
-      for slot in 0..<count {
-        for (o, fd) in descriptors.enumerated() where !slots[slot].frames[o].write(to: fd) {
-          throw RenderFailure("\(raws[o]): cannot write temporary frames: \(String(cString: strerror(errno)))")
-        }
-      }
-      progress?(first + count, job.frameCount)
-    }
-  }
-
-  /// One encode of the kept frames into `path` with `settings` (its path replaced).
+  /// One encode of the kept frames with `settings`, flushed under its temporary name (the caller
+  /// commits or cancels it).
   private static func encode(
-    _ job: RenderJob, _ settings: OutputSettings, raw: String, converter: FrameConverter, path: String
-  ) throws -> WrittenFile {
-    var s = settings
-    s.path = path
-    let writer = try VideoWriter(s, converter: converter)
+    _ job: RenderJob, _ settings: OutputSettings, raw: String, converter: FrameConverter
+  ) throws -> VideoWriter {
+    let writer = try VideoWriter(settings, converter: converter)
     let fd = open(raw, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
       writer.cancel()
@@ -264,13 +234,13 @@ public enum SizeBudget {
         lseek(fd, 0, SEEK_SET)
       }
       var count = 0
-      while count < s.frameCount, frame.read(from: fd) {
+      while count < settings.frameCount, frame.read(from: fd) {
         try Cancellation.check()
         try writer.append(frame)
         count += 1
       }
       try writer.flush(interrupt: Cancellation.check)
-      return try writer.commit()
+      return writer
     } catch {
       writer.cancel()
       throw error
@@ -278,27 +248,24 @@ public enum SizeBudget {
   }
 }
 
-/// A render thread's surface and its converted frames, one per output.
-private struct BudgetSlot {
-  let surface: Surface
-  let frames: [ConvertedFrame]
-}
+/// A file of one output's converted frames, back to back: what a size budget encodes from.
+private final class RawFrames: FrameSink {
+  let path: String
+  private let descriptor: Int32
 
-/// What the render threads share; each iteration touches only its own slot.
-private final class BudgetRender: @unchecked Sendable {
-  let effect: any Effect
-  let slots: [BudgetSlot]
-  let converters: [FrameConverter]
-  init(effect: any Effect, slots: [BudgetSlot], converters: [FrameConverter]) {
-    (self.effect, self.slots, self.converters) = (effect, slots, converters)
+  init(path: String) throws {
+    descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      throw RenderFailure("\(path): cannot create a temporary frame file: \(String(cString: strerror(errno)))")
+    }
+    self.path = path
   }
 
-  func render(job: RenderJob, frame: Int, slot: Int) {
-    guard Cancellation.signal == nil else { return }
-    let s = slots[slot]
-    RenderPipeline.draw(effect, job: job, frame: job.firstFrame + frame, on: s.surface)
-    for (o, converter) in converters.enumerated() {
-      converter.convert(s.surface.image, into: s.frames[o], drawn: s.surface.drawn)
+  func append(_ frame: ConvertedFrame) throws {
+    guard frame.write(to: descriptor) else {
+      throw RenderFailure("\(path): cannot write temporary frames: \(String(cString: strerror(errno)))")
     }
   }
+
+  deinit { close(descriptor) }
 }

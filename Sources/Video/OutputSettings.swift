@@ -41,10 +41,6 @@ public struct OutputSettings: Sendable {
   /// Stacked alpha (`--alpha stacked`): the colour on top, alpha as luma below; `height` is then
   /// the encoded frame's, twice the picture's (`StackedAlpha`).
   public var stackedAlpha = false
-  /// The most bytes the file may take, or nil; a render then searches the quality (SizeBudget).
-  public var maxBytes: Int64? = nil
-  /// The name of a platform whose limits the file must meet (PlatformLimits), or nil.
-  public var platform: String? = nil
   /// Whether the codec's loop tuning (`VideoCodec.loopTuning`) is applied; off only to measure
   /// what it costs and buys (bench, loop-report).
   public var loopTuning = true

@@ -364,6 +364,8 @@ public enum Batch {
         prepared.outputs = segments
         request.outputs = segments.map { (options.outDir as NSString).appendingPathComponent($0) }
         request.threads = threads
+        // The parts write segments only; the gallery's poster comes from the part holding frame 0.
+        request.poster = nil
         let whole = try request.job()
         guard whole.frameCount >= n else {
           throw InputError(
@@ -552,7 +554,7 @@ public enum Batch {
         throw RenderFailure("\(segments): cannot create the folder, or it leaves \(dir) through a symbolic link")
       }
     }
-    try BatchFolder.withLock(dir) { BatchFolder.removeStaleTemporaries(in: dir) }
+    _ = try BatchFolder.withLock(dir) { BatchFolder.removeStaleTemporaries(in: dir) }
     let previous = try previousEntries(dir)
     let perJob = threadsPerJob(cores: cores, jobs: jobs)
     let prepared = units.map { prepare($0.source, part: $0.part, options: options, threads: perJob) }
@@ -694,7 +696,7 @@ public enum Batch {
     } catch {
       throw RenderFailure("\(out): cannot create the output folder")
     }
-    try BatchFolder.withLock(out) { BatchFolder.removeStaleTemporaries(in: out) }
+    _ = try BatchFolder.withLock(out) { BatchFolder.removeStaleTemporaries(in: out) }
     let outPath = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath().path
     var from: [String: String] = [:]
     var pathFrom: [String: String] = [:]
