@@ -119,7 +119,7 @@ enum PlanCommand {
     } else {
       base.effect = parsed.positionals[0]
     }
-    var request = base.merged(with: try RenderCommand.requestFromFlags(parsed, effect: base.effect))
+    let request = base.merged(with: try RenderCommand.requestFromFlags(parsed, effect: base.effect))
     let job = try request.loopJob()
     guard let plan = job.plan else {
       stdout.write("\(job.effectType.info.name): a still; nothing moves.\n")

@@ -2,7 +2,7 @@
 // loop's motion, seam included. A benchmark, not a test: it prints a table and writes
 // bench/loop-report.md and bench/loop-report.json.
 //
-// Each loop is rendered once (one thread per frame, in order). Its frames, converted as `render`
+// Each loop is rendered once, frame by frame on one thread. Its frames, converted as `render`
 // converts them, are written losslessly as Y4M (the reference: "the source") and kept raw so
 // every codec encodes the very same frames; transparent effects also keep YUVA frames for VP9 with
 // alpha. Each file is then decoded with the project's VideoReader beside the reference, and for
@@ -332,6 +332,9 @@ func runLoopReport() throws {
     let alphaRaw = work + "/alpha.raw"
     let opaqueFD = open(opaqueRaw, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     let alphaFD = transparent ? open(alphaRaw, O_WRONLY | O_CREAT | O_TRUNC, 0o600) : -1
+    guard opaqueFD >= 0, !transparent || alphaFD >= 0 else {
+      throw RenderFailure("\(work): cannot create the raw frame files: \(String(cString: strerror(errno)))")
+    }
     let effect = job.makeEffect()
     let surface = Surface(image: Image(width: width, height: height), scale: Float(job.scale))
     let started = Date()
@@ -341,11 +344,12 @@ func runLoopReport() throws {
       RenderPipeline.draw(effect, job: job, frame: i, on: surface)
       opaqueConverter.convert(surface.image, into: opaqueFrame)
       try referenceWriter.append(opaqueFrame)
-      _ = opaqueFrame.write(to: opaqueFD)
+      var written = opaqueFrame.write(to: opaqueFD)
       if transparent {
         alphaConverter.convert(surface.image, into: alphaFrame)
-        _ = alphaFrame.write(to: alphaFD)
+        written = written && alphaFrame.write(to: alphaFD)
       }
+      guard written else { throw RenderFailure("\(work): cannot write raw frames: \(String(cString: strerror(errno)))") }
     }
     close(opaqueFD)
     if alphaFD >= 0 { close(alphaFD) }
