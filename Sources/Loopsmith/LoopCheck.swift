@@ -84,7 +84,8 @@ public struct LoopCheck: Sendable {
         if s.frameCount == info.frameCount {
           source = s
         } else {
-          let text = "\(sourceLabel) makes a loop of \(s.frameCount) frames, the file holds \(info.frameCount): not compared"
+          let text =
+            "\(sourceLabel) makes a loop of \(s.frameCount) frames, the file holds \(info.frameCount): not compared"
           if explicit { failures.append(text) } else { notes.append(text) }
         }
       } catch let e as InputError {
@@ -113,7 +114,8 @@ public struct LoopCheck: Sendable {
     }
     while let image = try decodeFrame() {
       guard image.width == info.width, image.height == info.height else {
-        throw RenderFailure("\(path): frame \(count) is \(image.width)x\(image.height), not \(info.width)x\(info.height)")
+        throw RenderFailure(
+          "\(path): frame \(count) is \(image.width)x\(image.height), not \(info.width)x\(info.height)")
       }
       LocalChange.fill(&planes, from: image)
       if count > 0 { steps.append(LocalChange.step(previous, planes)) }

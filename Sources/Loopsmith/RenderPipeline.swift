@@ -45,7 +45,8 @@ public enum RenderPipeline {
         }
         for settings in job.posters { posters.append(try VideoWriter(settings)) }
       }
-      try drawFrames(job, converters: converters, into: writers, posters: posters, palettes: writers, progress: progress)
+      try drawFrames(
+        job, converters: converters, into: writers, posters: posters, palettes: writers, progress: progress)
       // A signal during the flush (an encoder's lookahead can take seconds) or after it stops the
       // render like one between frames: no output is renamed into place.
       for writer in writers + posters { try writer.flush(interrupt: Cancellation.check) }

@@ -218,11 +218,13 @@ public struct RenderSetting: Sendable {
     "max-bytes", key: "maxBytes", .text, .text(\.maxBytes), placeholder: "N[K|M]",
     default: "no limit, or the platform's",
     help:
-      "The most bytes each output may take (K = 1024, M = 1048576): the quality is bisected, one real encode of the frames rendered once per try, until the file fits; exit 1 with the smallest size reached when it cannot.")
+      "The most bytes each output may take (K = 1024, M = 1048576): the quality is bisected, one real encode of the frames rendered once per try, until the file fits; exit 1 with the smallest size reached when it cannot."
+  )
   public static let platform = RenderSetting(
     "platform", key: "platform", .choice(PlatformLimits.all.map(\.name)), .text(\.platform), placeholder: "name",
     help:
-      "Limits the outputs must meet, checked after encoding (exit 1 naming the limit broken): \(PlatformLimits.all.map(\.summary).joined(separator: "; ")).")
+      "Limits the outputs must meet, checked after encoding (exit 1 naming the limit broken): \(PlatformLimits.all.map(\.summary).joined(separator: "; "))."
+  )
 
   /// Every setting, in the order help lists them.
   public static let all: [RenderSetting] = [

@@ -195,7 +195,8 @@ public enum SizeBudget {
       for writer in kept where writer.settings.format.isAnimated {
         if let file = writer.flushedFile, let problem = limits.problem(file: file.path) {
           throw RenderFailure(
-            "--platform \(limits.name): \(writer.settings.path) breaks a limit: Telegram \(problem); nothing was written")
+            "--platform \(limits.name): \(writer.settings.path) breaks a limit: Telegram \(problem); nothing was written"
+          )
         }
       }
     }

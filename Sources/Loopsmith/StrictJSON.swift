@@ -15,7 +15,8 @@ enum StrictJSON {
   /// duplicate key 'a.b' at line L, column C; ...") at the first problem.
   static func check(_ data: Data, file: String) throws {
     var scanner = Scanner(bytes: [UInt8](data), file: file)
-    if scanner.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.i = 3 }  // a byte order mark, as JSONSerialization allows
+    // A byte order mark, as JSONSerialization allows.
+    if scanner.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.i = 3 }
     try scanner.skipSpace()
     try scanner.value(path: "", depth: 0)
     try scanner.skipSpace()

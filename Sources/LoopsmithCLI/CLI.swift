@@ -37,7 +37,8 @@ public enum CLI {
       summary: "The loop plan: each layer's strategy and speed change.", help: { PlanCommand.help },
       run: { args, out, _ in try PlanCommand.run(args, stdout: out) }),
     Command(
-      name: "check", synopsis: "check <video>...", summary: "Decode files and report each one's seam and compatibility.",
+      name: "check", synopsis: "check <video>...",
+      summary: "Decode files and report each one's seam and compatibility.",
       help: { CheckCommand.help }, run: { try CheckCommand.run($0, stdout: $1, stderr: $2) }),
     Command(
       name: "schema", synopsis: "schema", summary: "Print the JSON Schema of preset files.",

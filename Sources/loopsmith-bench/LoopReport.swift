@@ -349,7 +349,9 @@ func runLoopReport() throws {
         alphaConverter.convert(surface.image, into: alphaFrame)
         written = written && alphaFrame.write(to: alphaFD)
       }
-      guard written else { throw RenderFailure("\(work): cannot write raw frames: \(String(cString: strerror(errno)))") }
+      guard written else {
+        throw RenderFailure("\(work): cannot write raw frames: \(String(cString: strerror(errno)))")
+      }
     }
     close(opaqueFD)
     if alphaFD >= 0 { close(alphaFD) }

@@ -73,7 +73,6 @@ import _TestSupport
     return try #require(object["outputs"] as? [[String: Any]])
   }
 
-
   @Test func eachShardRendersItsPartOfEveryPreset() throws {
     for k in 1...3 {
       let rows = try Self.manifest(Self.renders.path("shard-\(k)"))
@@ -114,7 +113,8 @@ import _TestSupport
     for name in ["orbs.mp4", "aurora.webm"] {
       let (info, joined) = try Decoded.frames("\(all)/\(name)", keepAlpha: false)
       let (wholeInfo, whole) = try Decoded.frames("\(single)/\(name)", keepAlpha: false)
-      let (_, source) = try Decoded.frames("\(single)/\((name as NSString).deletingPathExtension).y4m", keepAlpha: false)
+      let (_, source) = try Decoded.frames(
+        "\(single)/\((name as NSString).deletingPathExtension).y4m", keepAlpha: false)
       #expect(joined.count == 30 && info.frameCount == 30 && whole.count == 30 && source.count == 30, "\(name)")
       #expect(info.frameRate == Rational(10, 1))
       #expect(info.formatDuration == 3.0 && wholeInfo.formatDuration == 3.0, "\(name)")

@@ -13,7 +13,9 @@ enum HeadlessChromium {
 
   /// The DOM of `page` after its scripts ran (virtual time, at most `budget` ms), or nil when the
   /// browser had not finished within `timeout` seconds of real time.
-  static func dumpDOM(_ page: String, budget: Int = 30000, timeout: Double = 120, extra: [String] = []) throws
+  static func dumpDOM(
+    _ page: String, budget: Int = 30000, timeout: Double = 120, extra: [String] = []
+  ) throws
     -> String?
   {
     let chromium = try #require(path, "Chromium is not installed; run `make browser`")

@@ -34,7 +34,8 @@ import _TestSupport
     #expect(bad.status == 2)
     #expect(
       bad.stderr.hasPrefix(
-        "Error: help: 'rendr' is not a command; expected one of render, batch, list, plan, check, schema, join, doctor."),
+        "Error: help: 'rendr' is not a command; expected one of render, batch, list, plan, check, schema, join, doctor."
+      ),
       "\(bad.stderr)")
   }
 

@@ -131,7 +131,8 @@ import _TestSupport
     let r = try Self.run(["render", "voice-orb", "--audio", "voice.wav", "-o", "out.mp4"] + Self.small, in: dir.url)
     #expect(r.status == 0, "\(r.stderr)")
     // Only the note that the orb's alpha is drawn over black in an MP4.
-    #expect(r.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("Note: voice-orb is transparent") }, "\(r.stderr)")
+    #expect(
+      r.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("Note: voice-orb is transparent") }, "\(r.stderr)")
     let size = try FileManager.default.attributesOfItem(atPath: dir.path("out.mp4"))[.size] as? Int ?? 0
     #expect(size > 0)
   }

@@ -48,7 +48,8 @@ import _TestSupport
     "make test-cluster": "installs and starts Slurm daemons (root); make -n checks the target",
     "make validate-examples": "installs validators from PyPI; make -n checks the target",
     "make bench": "a benchmark of several minutes, never a test; make -n checks the target",
-    "make loop-report": "a benchmark that renders and encodes every default loop (many minutes); make -n checks the target",
+    "make loop-report":
+      "a benchmark that renders and encodes every default loop (many minutes); make -n checks the target",
     "export PRESETS=$PWD/presets/weather-tour.json RENDERS=$PWD/renders-tour":
       "sets up examples/slurm for a split render on a Slurm cluster; make test-cluster runs the block",
     "export SPLIT=3": "sets up examples/slurm for a split render on a Slurm cluster; make test-cluster runs the block",

@@ -33,7 +33,6 @@ import _TestSupport
     ranges.map { renders.path("s" + $0.replacingOccurrences(of: ":", with: "-") + "." + ext) }
   }
 
-
   @Test func y4mSegmentsJoinToTheWholeLoopByteForByte() throws {
     let dir = TemporaryDirectory("loopsmith-join")
     let out = dir.path("joined.y4m")
@@ -145,7 +144,8 @@ import _TestSupport
     // Each frame in its place: closer to its own source frame than to its neighbours'.
     for i in 0..<30 {
       for j in [(i + 29) % 30, (i + 1) % 30] {
-        #expect(joinedError[i] < Decoded.meanSquaredError(joined[i], source[j]), "frame \(i) looks like source frame \(j)")
+        #expect(
+          joinedError[i] < Decoded.meanSquaredError(joined[i], source[j]), "frame \(i) looks like source frame \(j)")
       }
     }
     let check = try runLoopsmith(["check", out])

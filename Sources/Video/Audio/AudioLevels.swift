@@ -65,7 +65,9 @@ extension AudioLevels {
   /// own levels (`envelope(path:fps:frameCount:)`), which differ from the muxed sound only in its
   /// first 50 ms and last 5 ms.
   public static func envelope(path: String, fps: Int, frameCount: Int, fit: AudioFit) throws -> [Double] {
-    guard fit == .loop, fps > 0, frameCount > 0 else { return try envelope(path: path, fps: fps, frameCount: frameCount) }
+    guard fit == .loop, fps > 0, frameCount > 0 else {
+      return try envelope(path: path, fps: fps, frameCount: frameCount)
+    }
     let rate = 48000
     let length = AudioFit.loopSamples(frameCount: frameCount, fps: fps, rate: rate)
     silenceLibAVLog()

@@ -1,6 +1,6 @@
 import CHints
-import Foundation
 import CLibAV
+import Foundation
 
 /// What the linked libav can do for each output format (`loopsmith doctor`): its versions, and
 /// for every format the muxer, the encoders and the decoders it needs, each found or not.

@@ -78,22 +78,26 @@ public enum VideoCodec: String, CaseIterable, Sendable {
       // the High profile cannot carry (avcodec_open2 fails), hence 1...51.
       CodecSpec(
         encoder: "libx264", libavName: "h264", layouts: .yuv420(tenBit: false, alpha: false),
-        quality: Quality(option: "crf", range: 1...51, defaultValue: 18, levels: (high: 14, small: 24)), minimumSide: 2, maximumSide: 4096, codecsParameter: CodecSpec.avc)
+        quality: Quality(option: "crf", range: 1...51, defaultValue: 18, levels: (high: 14, small: 24)), minimumSide: 2,
+        maximumSide: 4096, codecsParameter: CodecSpec.avc)
     case .hevc:
       // libx265 3.5 refuses a side below 16 pixels ("Invalid argument").
       CodecSpec(
         encoder: "libx265", libavName: "hevc", layouts: .yuv420(tenBit: true, alpha: false),
-        quality: Quality(option: "crf", range: 0...51, defaultValue: 20, levels: (high: 16, small: 26)), minimumSide: 16, maximumSide: 8192, codecTag: "hvc1", codecsParameter: CodecSpec.hvc)
+        quality: Quality(option: "crf", range: 0...51, defaultValue: 20, levels: (high: 16, small: 26)),
+        minimumSide: 16, maximumSide: 8192, codecTag: "hvc1", codecsParameter: CodecSpec.hvc)
     case .vp9:
       // Browsers decode VP9 alpha only in Profile 0, so alpha is 8-bit only.
       CodecSpec(
         encoder: "libvpx-vp9", libavName: "vp9", layouts: .yuv420(tenBit: true, alpha: true),
-        quality: Quality(option: "crf", range: 0...63, defaultValue: 30, levels: (high: 24, small: 38)), minimumSide: 2, maximumSide: 16384, codecsParameter: CodecSpec.vp09)
+        quality: Quality(option: "crf", range: 0...63, defaultValue: 30, levels: (high: 24, small: 38)), minimumSide: 2,
+        maximumSide: 16384, codecsParameter: CodecSpec.vp09)
     case .av1:
       // SVT-AV1 1.4 refuses a side below 64 pixels or above 8192 (16384 in later versions).
       CodecSpec(
         encoder: "libsvtav1", libavName: "av1", layouts: .yuv420(tenBit: true, alpha: false),
-        quality: Quality(option: "crf", range: 0...63, defaultValue: 35, levels: (high: 28, small: 45)), minimumSide: 64, maximumSide: 8192, codecsParameter: CodecSpec.av01)
+        quality: Quality(option: "crf", range: 0...63, defaultValue: 35, levels: (high: 28, small: 45)),
+        minimumSide: 64, maximumSide: 8192, codecsParameter: CodecSpec.av01)
     case .prores:
       // ProRes 4444 always stores 10-bit 4:4:4 with an alpha plane; alpha_bits 0 leaves it out.
       CodecSpec(
@@ -119,7 +123,8 @@ public enum VideoCodec: String, CaseIterable, Sendable {
       // have 14 bits. libwebp_anim hands back the whole animation as one packet at the end.
       CodecSpec(
         encoder: "libwebp_anim", libavName: "webp", layouts: .rgb(opaque: .bgra, alpha: .bgra),
-        quality: Quality(option: "quality", range: 0...100, defaultValue: 90, higherIsBetter: true, levels: (high: 95, small: 75)),
+        quality: Quality(
+          option: "quality", range: 0...100, defaultValue: 90, higherIsBetter: true, levels: (high: 95, small: 75)),
         minimumSide: 1, maximumSide: 16383, onePacket: true)
     case .rawvideo:
       CodecSpec(
