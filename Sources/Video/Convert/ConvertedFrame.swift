@@ -109,8 +109,8 @@ public final class ConvertedFrame: @unchecked Sendable {
   public var planeCount: Int { planes.count }
 
   /// Writes every plane's bytes, one after another, to the file descriptor `fd`: with
-  /// `read(from:)`, how a benchmark feeds an encoder the same frames from a file, without the
-  /// renderer in its process. False when a write fails.
+  /// `read(from:)`, how frames rendered once are encoded again from a file (a size budget's
+  /// tries, the benchmarks). False when a write fails.
   public func write(to fd: Int32) -> Bool {
     planes.allSatisfy { plane in transfer(plane) { systemWrite(fd, $0, $1) } }
   }
@@ -127,6 +127,7 @@ public final class ConvertedFrame: @unchecked Sendable {
     let count = plane.bytesPerRow * plane.rows
     while done < count {
       let n = io(plane.pointer + done, count - done)
+      if n < 0 && errno == EINTR { continue }  // a signal's handler ran; the loop checks for it between frames
       if n <= 0 { return false }
       done += n
     }

@@ -5,7 +5,7 @@ import Foundation
 /// What the linked libav can do for each output format (`loopsmith doctor`): its versions, and
 /// for every format the muxer, the encoders and the decoders it needs, each found or not.
 public enum LibAVCapabilities {
-  /// A library's name, its version (`61.3.100`) and its build configuration's first words.
+  /// A library's name and its version (`61.3.100`).
   public struct Library: Sendable {
     public let name: String
     public let version: String
