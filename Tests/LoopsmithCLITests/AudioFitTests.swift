@@ -9,26 +9,8 @@ import _TestSupport
 @Suite struct AudioFitTests {
   /// A 16-bit mono WAV at 48 kHz: `seconds` of a tone of `frequency` Hz at half scale.
   static func tone(_ path: String, seconds: Double, frequency: Double) throws {
-    let rate = 48000
-    let samples = (0..<Int(seconds * Double(rate))).map {
-      Int16(16384 * sin(2 * Double.pi * frequency * Double($0) / Double(rate)))
-    }
-    var data = Data()
-    func append<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-    data.append(contentsOf: Array("RIFF".utf8))
-    append(UInt32(36 + samples.count * 2))
-    data.append(contentsOf: Array("WAVEfmt ".utf8))
-    append(UInt32(16))
-    append(UInt16(1))
-    append(UInt16(1))
-    append(UInt32(rate))
-    append(UInt32(rate * 2))
-    append(UInt16(2))
-    append(UInt16(16))
-    data.append(contentsOf: Array("data".utf8))
-    append(UInt32(samples.count * 2))
-    for s in samples { append(s) }
-    try data.write(to: URL(fileURLWithPath: path))
+    let samples = toneSamples(seconds: seconds, frequency: frequency, peak: 16384)
+    try wavBytes(samples: samples, rate: 48000).write(to: URL(fileURLWithPath: path))
   }
 
   /// A 1 s loop at 30 fps of the voice orb with `sound`, into WebM; the run's result and the file.

@@ -5,18 +5,10 @@ import _TestSupport
 
 /// A 16-bit mono WAV: `silent` seconds of silence, then `loud` seconds of a 440 Hz tone at -6 dBFS.
 func writeWAV(to path: String, silent: Double, loud: Double, rate: Int = 48_000) throws {
-  var samples: [Int16] = Array(repeating: 0, count: Int(silent * Double(rate)))
-  for i in 0..<Int(loud * Double(rate)) {
-    samples.append(Int16(16_000 * sin(2 * Double.pi * 440 * Double(i) / Double(rate))))
-  }
-  var data = Data()
-  func append<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-  data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + samples.count * 2))
-  data.append(contentsOf: Array("WAVEfmt ".utf8)); append(UInt32(16)); append(UInt16(1)); append(UInt16(1))
-  append(UInt32(rate)); append(UInt32(rate * 2)); append(UInt16(2)); append(UInt16(16))
-  data.append(contentsOf: Array("data".utf8)); append(UInt32(samples.count * 2))
-  for s in samples { append(s) }
-  try data.write(to: URL(fileURLWithPath: path))
+  let samples =
+    [Int16](repeating: 0, count: Int(silent * Double(rate)))
+    + toneSamples(seconds: loud, frequency: 440, peak: 16_000, rate: rate)
+  try wavBytes(samples: samples, rate: rate).write(to: URL(fileURLWithPath: path))
 }
 
 @Suite struct AudioOrbTests {

@@ -9,13 +9,7 @@ import _TestSupport
 
   /// A WAV of 16-bit mono samples (a quiet sawtooth, not silence) that claims `rate` Hz.
   static func wav(rate: Int, samples: Int = 4000) -> Data {
-    func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
-    func le16(_ v: Int) -> [UInt8] { (0..<2).map { UInt8((v >> (8 * $0)) & 0xFF) } }
-    let body = (0..<samples).flatMap { le16(($0 * 37) % 2000 + 64535) }
-    let header =
-      Array("RIFF".utf8) + le32(36 + body.count) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1)
-      + le32(rate) + le32(rate &* 2 & 0x7FFF_FFFF) + le16(2) + le16(16) + Array("data".utf8) + le32(body.count)
-    return Data(header + body)
+    wavBytes(samples: (0..<samples).map { Int16(truncatingIfNeeded: ($0 * 37) % 2000 + 64535) }, rate: rate)
   }
 
   /// Runs the binary, killing it (by its pid) if it has not ended within `seconds`: a FIFO that

@@ -56,12 +56,7 @@ import _TestSupport
 
   /// A mono 16-bit 8 kHz WAV of `samples` zeros.
   static func wav(samples: Int) -> [UInt8] {
-    func le32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
-    func le16(_ v: Int) -> [UInt8] { (0..<2).map { UInt8((v >> (8 * $0)) & 0xFF) } }
-    let data = samples * 2
-    return Array("RIFF".utf8) + le32(36 + data) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1)
-      + le32(8000) + le32(16000) + le16(2) + le16(16) + Array("data".utf8) + le32(data)
-      + [UInt8](repeating: 0, count: data)
+    [UInt8](wavBytes(samples: [Int16](repeating: 0, count: samples), rate: 8000))
   }
 
   static let cases: [(args: [String], status: Int32, message: String)] = [

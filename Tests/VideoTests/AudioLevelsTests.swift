@@ -6,18 +6,8 @@ import _TestSupport
 
 /// A 16-bit PCM WAV file of `samples` (-1...1) on every channel.
 func writeWAV(_ path: String, samples: [Double], rate: Int = 48000, channels: Int = 1) throws {
-  var data = Data()
-  func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
-  func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
-  let bytes = samples.count * channels * 2
-  data.append(contentsOf: Array("RIFF".utf8)); u32(36 + bytes); data.append(contentsOf: Array("WAVEfmt ".utf8))
-  u32(16); u16(1); u16(channels); u32(rate); u32(rate * channels * 2); u16(channels * 2); u16(16)
-  data.append(contentsOf: Array("data".utf8)); u32(bytes)
-  for s in samples {
-    let v = Int16(max(-1, min(1, s)) * 32767)
-    for _ in 0..<channels { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-  }
-  try data.write(to: URL(fileURLWithPath: path))
+  let codes = samples.flatMap { s in [Int16](repeating: Int16(max(-1, min(1, s)) * 32767), count: channels) }
+  try wavBytes(samples: codes, rate: rate, channels: channels).write(to: URL(fileURLWithPath: path))
 }
 
 @Suite struct AudioLevelsTests {
