@@ -94,7 +94,7 @@ public struct LoopCheck: Sendable {
       }
     }
 
-    let alpha = info.alphaMode || hasAlpha(pixelFormat: info.pixelFormatName)
+    let alpha = info.carriesAlpha
     var planes = LocalChange.Planes(width: info.width, height: info.height, alpha: alpha)
     var previous = planes
     var first: LocalChange.Planes?
@@ -221,9 +221,5 @@ public struct LoopCheck: Sendable {
     return shown.joined(separator: "; ") + (jumps.count > 5 ? "; ..." : "")
   }
 
-  /// Whether a pixel format carries alpha (or, a palette, may).
-  static func hasAlpha(pixelFormat name: String) -> Bool {
-    ["yuva", "rgba", "bgra", "argb", "abgr", "gbrap", "ya8", "ya16", "pal8"].contains { name.hasPrefix($0) }
-  }
 
 }

@@ -77,6 +77,8 @@ struct RoundTripCase: CustomStringConvertible, Sendable {
     let info = try VideoReader(path: folder.path("a.mp4")).info
     #expect(info.codecTag == "hvc1")
     #expect(info.profileName == "Main 10")
+    #expect(info.samples == SampleFormat(bitDepth: 10, chromaShiftX: 1, chromaShiftY: 1, alpha: false) && !info.carriesAlpha)
+    #expect(CodecSpec.hvc(info).hasPrefix("hvc1.2.4.L"))
     #expect(info.moovBeforeMdat == true)
   }
 
@@ -86,6 +88,7 @@ struct RoundTripCase: CustomStringConvertible, Sendable {
     let info = try VideoReader(path: folder.path("a.webm")).info
     #expect(info.codecName == "vp9")
     #expect(info.profileName == "Profile 2")
+    #expect(CodecSpec.vp09(info).hasPrefix("vp09.02.") && CodecSpec.vp09(info).hasSuffix(".10"))
   }
 
   @Test func webmKeepsAlpha() throws {
@@ -99,6 +102,7 @@ struct RoundTripCase: CustomStringConvertible, Sendable {
     let (info, frames) = try decodeAll(folder.path("a.webm"))
     #expect(info.alphaMode)
     #expect(info.pixelFormatName == "yuv420p")  // never yuva420p in the header (docs/ENCODING.md, Alpha)
+    #expect(!info.samples.alpha && info.carriesAlpha)  // the stream's alpha_mode says so, not the format
     #expect(frames.count == 8)
     for frame in frames {
       #expect(frame[0, 0].w < 0.02 && frame[63, 63].w < 0.02, "corners \(frame[0, 0]) \(frame[63, 63])")
@@ -115,6 +119,7 @@ struct RoundTripCase: CustomStringConvertible, Sendable {
     try write(s) { _ in image }
     let (info, frames) = try decodeAll(folder.path("a.png"))
     #expect(info.codecName == "png" && info.pixelFormatName == "rgba")
+    #expect(info.samples == SampleFormat(bitDepth: 8, chromaShiftX: 0, chromaShiftY: 0, alpha: true) && info.carriesAlpha)
     #expect(frames.count == 1)
     #expect(frames[0][0, 0] == .zero)
     let p = frames[0][10, 10]
@@ -126,6 +131,7 @@ struct RoundTripCase: CustomStringConvertible, Sendable {
     try write(try settings(folder.path("a.png"), frames: 1)) { _ in flatImage(Pixel(1, 0, 0, 1)) }
     let (info, frames) = try decodeAll(folder.path("a.png"))
     #expect(info.pixelFormatName == "rgb24")
+    #expect(!info.carriesAlpha)
     #expect(frames[0][5, 5] == Pixel(1, 0, 0, 1))
   }
 

@@ -320,24 +320,25 @@ extension CodecSpec {
 
   /// `hvc1.P.C.LNN.B0`: the tag as written, profile, compatibility flags and level.
   static let hvc: @Sendable (StreamInfo) -> String = { info in
-    let tenBit = info.pixelFormatName.contains("10")
-    let p = (info.profileName ?? "").contains("10") || tenBit ? 2 : 1
+    let p = (info.profileName ?? "").contains("10") || info.samples.bitDepth > 8 ? 2 : 1
     let tag = info.codecTag == "hev1" ? "hev1" : "hvc1"
     return "\(tag).\(p).\(p == 1 ? 6 : 4).L\(max(0, info.level ?? 93)).B0"
   }
 
   /// `vp09.PP.LL.DD`: profile, level and bit depth.
   static let vp09: @Sendable (StreamInfo) -> String = { info in
-    let tenBit = info.pixelFormatName.contains("10")
-    let p = tenBit ? 2 : (info.pixelFormatName.contains("444") ? 1 : 0)
-    return String(format: "vp09.%02d.%02d.%02d", p, vp9Level(info), tenBit ? 10 : 8)
+    // Profiles 0 and 1 are 8-bit, 2 and 3 deeper; the odd ones subsample chroma other than 4:2:0.
+    let deep = info.samples.bitDepth > 8
+    let p = (deep ? 2 : 0) + (info.samples.is420 ? 0 : 1)
+    return String(format: "vp09.%02d.%02d.%02d", p, vp9Level(info), info.samples.bitDepth)
   }
 
   /// `av01.P.LLT.DD`: profile, level, tier and bit depth.
   static let av01: @Sendable (StreamInfo) -> String = { info in
-    let tenBit = info.pixelFormatName.contains("10")
     let level = info.level.flatMap { $0 >= 0 && $0 < 32 ? $0 : nil } ?? 8
-    return String(format: "av01.0.%02dM.%02d", level, tenBit ? 10 : 8)
+    // Main (0) is 4:2:0, High (1) 4:4:4, Professional (2) 4:2:2.
+    let p = info.samples.is420 ? 0 : info.samples.is444 ? 1 : 2
+    return String(format: "av01.%d.%02dM.%02d", p, level, info.samples.bitDepth)
   }
 
   /// The smallest VP9 level whose picture size and sample rate hold the stream (libvpx stores none).

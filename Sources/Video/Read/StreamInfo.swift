@@ -51,6 +51,11 @@ public struct StreamInfo: Sendable {
   public var editListCount: Int?
   /// WebM: whether the stream says it carries VP9 alpha (`alpha_mode` 1).
   public var alphaMode: Bool
+  /// The stored pixel format's samples, from libav's descriptor of it (not from its name).
+  public var samples: SampleFormat
+  /// Whether the decoded pictures carry alpha: the pixel format has an alpha plane (or is a
+  /// palette, whose entries may be transparent), or the stream says it carries VP9 alpha.
+  public var carriesAlpha: Bool { alphaMode || samples.alpha }
   public var hasAudio: Bool
   public var streamCount: Int
   /// The container's `comment` (MP4/MOV udta, Matroska tag) when it holds at most `commentLimit`
@@ -59,4 +64,17 @@ public struct StreamInfo: Sendable {
   public var commentTooLong = false
   /// The longest comment read, in bytes.
   public static let commentLimit = 65536
+}
+
+/// What a pixel format's descriptor says of its samples.
+public struct SampleFormat: Sendable, Equatable {
+  /// Bits of the first component (8 for yuv420p, 10 for yuv420p10le).
+  public var bitDepth: Int
+  /// log2 of the chroma subsampling across and down (1 and 1 for 4:2:0, 0 and 0 for 4:4:4 or RGB).
+  public var chromaShiftX: Int, chromaShiftY: Int
+  /// An alpha plane, or a palette (whose entries may be transparent).
+  public var alpha: Bool
+
+  public var is420: Bool { chromaShiftX == 1 && chromaShiftY == 1 }
+  public var is444: Bool { chromaShiftX == 0 && chromaShiftY == 0 }
 }

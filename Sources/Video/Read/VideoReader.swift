@@ -280,8 +280,23 @@ public final class VideoReader {
       colorMatrix: name(av_color_space_name(p.pointee.color_space)),
       colorRange: name(av_color_range_name(p.pointee.color_range)),
       codecTag: tagText, moovBeforeMdat: boxes.moovFirst, editListCount: boxes.editListCount,
-      alphaMode: alpha, hasAudio: hasAudio, streamCount: streamCount)
+      alphaMode: alpha, samples: SampleFormat(of: AVPixelFormat(rawValue: p.pointee.format)), hasAudio: hasAudio,
+      streamCount: streamCount)
     (info.comment, info.commentTooLong) = (comment, commentTooLong)
     return info
+  }
+}
+
+extension SampleFormat {
+  /// What libav's descriptor gives `format`; 8-bit 4:4:4 without alpha when it has none.
+  init(of format: AVPixelFormat) {
+    guard let d = av_pix_fmt_desc_get(format)?.pointee else {
+      self.init(bitDepth: 8, chromaShiftX: 0, chromaShiftY: 0, alpha: false)
+      return
+    }
+    let flags = UInt64(d.flags)
+    self.init(
+      bitDepth: Int(d.comp.0.depth), chromaShiftX: Int(d.log2_chroma_w), chromaShiftY: Int(d.log2_chroma_h),
+      alpha: flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0 || flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0)
   }
 }
