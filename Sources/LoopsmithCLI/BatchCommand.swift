@@ -116,6 +116,14 @@ enum BatchCommand {
     let presets = Set(entries.map(\.preset)).count
     let count = { (s: BatchEntry.Status) in entries.filter { $0.status == s }.count }
     let failed = report.failedPresets
+    // The notes `render` prints, a preset's once (its outputs share the job's notices); --quiet
+    // is about progress, so they show with it too. Skipped outputs' notes were said when made.
+    var said = Set<String>()
+    for e in entries where e.status == .rendered {
+      for note in e.notes ?? [] where said.insert("\(e.preset)\n\(note)").inserted {
+        stderr.write("Note: \(BatchFolder.printable(e.preset)): \(BatchFolder.printable(note))\n")
+      }
+    }
     if !parsed.has("quiet") || !failed.isEmpty {
       stderr.write(
         String(

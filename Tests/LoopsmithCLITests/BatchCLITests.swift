@@ -39,6 +39,37 @@ import _TestSupport
       uniquingKeysWith: { a, _ in a })
   }
 
+  /// What `render` says as notes, batch says too (once a preset, even with --quiet) and records in
+  /// the manifest: here the voice orb's alpha, which an MP4 drops.
+  @Test func aPresetsNotesArePrintedOnceAndKeptInTheManifest() throws {
+    let dir = TemporaryDirectory()
+    let presets = try Self.folder(
+      dir,
+      presets: [
+        "orb": #"{"version": 1, "effect": "voice-orb", "maxSpeedChange": 1, "outputs": ["a.mp4", "b.mp4"]}"#,
+        "orbs": #"{"version": 1, "effect": "color-orbs", "maxSpeedChange": 1}"#,
+      ])
+    let out = dir.path("out")
+    let r = try runLoopsmith(["batch", presets, "--out", out] + Self.tiny)
+    #expect(r.status == 0, "\(r.stderr)")
+    let notes = r.stderr.split(separator: "\n").filter { $0.hasPrefix("Note: ") }
+    #expect(notes.count == 1, "\(r.stderr)")
+    #expect(notes.first?.hasPrefix("Note: orb: voice-orb is transparent") == true, "\(r.stderr)")
+    let rows = try Self.manifest(out)
+    for row in rows {
+      let said = row["notes"] as? [String]
+      if row["preset"] as? String == "orb" {
+        #expect(said?.count == 1 && notes.first?.hasSuffix(said?.first ?? "?") == true, "\(row)")
+      } else {
+        #expect(said == nil, "\(row)")
+      }
+    }
+    // Skipped on the next run: the notes stay in the manifest and are not said again.
+    let again = try runLoopsmith(["batch", presets, "--out", out] + Self.tiny)
+    #expect(again.status == 0 && !again.stderr.contains("Note: "), "\(again.stderr)")
+    #expect(try Self.manifest(out).filter { $0["notes"] != nil }.count == 2)
+  }
+
   @Test func rendersAllThenSkipsAllThenOnlyTheEditedPreset() throws {
     let dir = TemporaryDirectory()
     let presets = try Self.folder(dir)

@@ -52,6 +52,9 @@ public struct BatchEntry: Sendable, Equatable {
   public var seconds = 0.0
   public var status: Status
   public var error: String?
+  /// What `render` would say as `Note:` lines: the job's notices (alpha a format drops, a sound
+  /// fitted to the loop) and the render's notes (the quality a size budget reached).
+  public var notes: [String]?
   /// SHA-256 of the preset file, its effective parameters and the tool version.
   public var key: String?
   /// A segment of `--split`: part `part` of `parts` of the output `segmentOf` (a name in the
@@ -82,6 +85,7 @@ public struct BatchEntry: Sendable, Equatable {
     if let sha256 { o["sha256"] = sha256 }
     o["seconds"] = (seconds * 1000).rounded() / 1000
     if let error { o["error"] = error }
+    if let notes, !notes.isEmpty { o["notes"] = notes }
     if let key { o["key"] = key }
     if let segmentOf { o["segmentOf"] = segmentOf }
     if let part, let parts { (o["part"], o["parts"]) = (part, parts) }
@@ -107,6 +111,7 @@ public struct BatchEntry: Sendable, Equatable {
     sha256 = o["sha256"] as? String
     seconds = o["seconds"] as? Double ?? 0
     error = o["error"] as? String
+    notes = o["notes"] as? [String]
     key = o["key"] as? String
     segmentOf = o["segmentOf"] as? String
     part = o["part"] as? Int
@@ -665,6 +670,7 @@ public enum Batch {
         e.duration = file.duration
         e.bytes = file.bytes
         e.sha256 = SHA256.hex(ofFile: file.path)
+        e.notes = job.notices + result.notes
         e.seconds = seconds
         e.key = p.key
         if options.gallery { e.codecs = Gallery.codecs(path: file.path) }
