@@ -10,24 +10,10 @@ public enum MemoryBudget {
   /// Half the machine's memory: room for the rest of the system and for estimates that run low.
   public static var defaultBytes: UInt64 { ProcessInfo.processInfo.physicalMemory / 2 }
 
-  /// Bytes from `text`: a whole number with an optional K, M, G or T suffix (powers of 1024,
-  /// optionally followed by `B` or `iB`), e.g. `512M`, `8G`, `8GiB`.
+  /// Bytes from `text` (`ByteSize`: `512M`, `8G`, `1.5GiB`), at least 16 MiB.
   public static func parse(_ text: String, flag: String = "--memory-limit") throws -> UInt64 {
-    let expected = "expected a size such as 512M or 8G (a whole number with K, M, G or T)"
-    var digits = Substring(text)
-    var shift: UInt64 = 0
-    for suffix in ["iB", "B"] where digits.uppercased().hasSuffix(suffix.uppercased()) && digits.count > suffix.count {
-      digits = digits.dropLast(suffix.count)
-      break
-    }
-    if let last = digits.last, let index = "KMGT".firstIndex(of: Character(last.uppercased())) {
-      shift = UInt64(10 * ("KMGT".distance(from: "KMGT".startIndex, to: index) + 1))
-      digits = digits.dropLast()
-    }
-    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let n = UInt64(digits), n > 0,
-      n <= UInt64.max >> shift
-    else { throw InputError("\(flag): '\(text)' is not valid; \(expected)") }
-    let bytes = n << shift
+    let expected = "expected a size such as 512M or 8G (a number with K, M, G or T)"
+    guard let bytes = ByteSize.parse(text) else { throw InputError("\(flag): '\(text)' is not valid; \(expected)") }
     guard bytes >= 16 << 20 else { throw InputError("\(flag): '\(text)' is under 16 MiB; \(expected)") }
     return bytes
   }

@@ -418,7 +418,7 @@ extension RenderRequest {
     }
     var budget = limits?.maxBytes
     if let text = maxBytes {
-      guard let n = SizeBudget.parse(text) else {
+      guard let n = ByteSize.parse(text).map(Int64.init) else {
         throw InputError("--max-bytes: '\(text)' is not valid; expected a number of bytes, like 300000, 256K or 1.5M")
       }
       budget = min(n, budget ?? n)

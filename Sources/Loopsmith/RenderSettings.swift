@@ -263,7 +263,7 @@ public struct RenderSetting: Sendable {
     case .size: field.isPoints ? "WxH in points, like 360x640" : "WxH in pixels, like 1080x1920"
     case .outputs: "a list of 1 to 16 file names"
     case .transition: "FROM:TO"
-    case .bytes: "a size such as 512M or 8G (a whole number with K, M, G or T)"
+    case .bytes: "a size such as 512M or 8G (a number with K, M, G or T)"
     }
   }
 

@@ -98,24 +98,6 @@ public struct PlatformLimits: Sendable {
 /// name until all of them are written and have passed `--platform`'s limits; then all are put in
 /// place, so a failure leaves no file and an older file at a path stays.
 public enum SizeBudget {
-  /// Bytes from `256K`, `1.5M`, `300000` (K = 1024); nil when the text is none of those.
-  public static func parse(_ text: String) -> Int64? {
-    let t = text.trimmingCharacters(in: .whitespaces).uppercased()
-    var unit: Double = 1
-    var number = Substring(t)
-    if t.hasSuffix("K") || t.hasSuffix("KB") {
-      unit = 1024
-      number = t.dropLast(t.hasSuffix("KB") ? 2 : 1)
-    } else if t.hasSuffix("M") || t.hasSuffix("MB") {
-      unit = 1024 * 1024
-      number = t.dropLast(t.hasSuffix("MB") ? 2 : 1)
-    }
-    guard let d = DecimalText.double(String(number)), d.isFinite, d > 0 else { return nil }
-    let bytes = (d * unit).rounded(.down)
-    guard bytes >= 1, bytes < 1e15 else { return nil }
-    return Int64(bytes)
-  }
-
   /// "256 KB" or "1.5 MB" or "900 bytes", for messages.
   static func words(_ bytes: Int64) -> String {
     if bytes >= 1024 * 1024 { return String(format: "%.2f MB", Double(bytes) / 1_048_576) }

@@ -96,10 +96,11 @@ import _TestSupport
   }
 
   @Test func suffixes() {
-    #expect(SizeBudget.parse("256K") == 262_144)
-    #expect(SizeBudget.parse("1.5M") == 1_572_864)
-    #expect(SizeBudget.parse("300000") == 300_000)
-    #expect(SizeBudget.parse("0") == nil && SizeBudget.parse("-3K") == nil && SizeBudget.parse("K") == nil)
+    #expect(ByteSize.parse("256K") == 262_144 && ByteSize.parse("256kb") == 262_144)
+    #expect(ByteSize.parse("1.5M") == 1_572_864 && ByteSize.parse("8GiB") == 8 << 30)
+    #expect(ByteSize.parse("300000") == 300_000 && ByteSize.parse("2T") == 2 << 40)
+    #expect(ByteSize.parse("0") == nil && ByteSize.parse("-3K") == nil && ByteSize.parse("K") == nil)
+    #expect(ByteSize.parse("0.5") == nil && ByteSize.parse("lots") == nil && ByteSize.parse("9000000T") == nil)
   }
 
   /// The emoji preset (smallest of the Telegram ones) writes VP9 with alpha, 100x100, 3 s, within
