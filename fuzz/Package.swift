@@ -8,15 +8,19 @@ let package = Package(
   name: "LoopsmithFuzz",
   dependencies: [.package(name: "Loopsmith", path: "..")],
   targets: [
+    .target(name: "FuzzDriver", path: "Sources/FuzzDriver"),
     .executableTarget(
-      name: "fuzz-preset", dependencies: [.product(name: "Loopsmith", package: "Loopsmith")],
+      name: "fuzz-preset", dependencies: ["FuzzDriver", .product(name: "Loopsmith", package: "Loopsmith")],
       path: "Sources/FuzzPreset"),
     .executableTarget(
       name: "fuzz-arguments",
-      dependencies: [.product(name: "Loopsmith", package: "Loopsmith"), .product(name: "LoopsmithCLI", package: "Loopsmith")],
+      dependencies: [
+        "FuzzDriver", .product(name: "Loopsmith", package: "Loopsmith"),
+        .product(name: "LoopsmithCLI", package: "Loopsmith"),
+      ],
       path: "Sources/FuzzArguments"),
     .executableTarget(
-      name: "fuzz-raster", dependencies: [.product(name: "LoopsmithEffects", package: "Loopsmith")],
+      name: "fuzz-raster", dependencies: ["FuzzDriver", .product(name: "LoopsmithEffects", package: "Loopsmith")],
       path: "Sources/FuzzRaster"),
   ],
   swiftLanguageModes: [.v5]

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzDriver
 
 @testable import Raster
 
@@ -151,17 +152,8 @@ public func fuzzRaster(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   return 0
 }
 
-// SwiftPM links an executable with main renamed to <module>_main; this is that main, and it hands
-// the command line to libFuzzer's driver (libFuzzer's own main stays out of the link).
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-  _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ test: @convention(c) (UnsafeRawPointer, Int) -> CInt
-) -> CInt
-
+// The executable's main (see FuzzDriver).
 @_cdecl("fuzz_raster_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-  var count = argc
-  var arguments = argv
-  return runFuzzerDriver(&count, &arguments, fuzzRaster)
+  runFuzzer(argc, argv, fuzzRaster)
 }
