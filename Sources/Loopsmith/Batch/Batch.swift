@@ -685,7 +685,11 @@ public enum Batch {
   /// only when all succeeded. A preset or path in two shards is an error (exit 2); a missing or
   /// corrupt segment is an error naming it (exit 1). The segments of a joined output are removed
   /// (with their manifests' entries) only once the joined files and the manifest are in place.
-  public static func merge(_ dirs: [String], into out: String, gallery: Bool) throws -> BatchReport {
+  /// `keyFrames` `.first` encodes each joined loop again (`SegmentJoin.KeyFrames`) at the quality
+  /// its segments' preset tag names.
+  public static func merge(
+    _ dirs: [String], into out: String, gallery: Bool, keyFrames: SegmentJoin.KeyFrames = .segments
+  ) throws -> BatchReport {
     let start = Date()
     guard !dirs.isEmpty else {
       throw InputError("--merge needs the shards' output folders; expected loopsmith batch --merge DIR... --out DIR")
@@ -748,6 +752,14 @@ public enum Batch {
       }
     }
     let (joins, failed) = try planJoins(pieces, wholeFrom: from, dirs: dirs, out: out)
+    // Refused before anything is written: these segments hold nothing but key frames.
+    for j in joins where keyFrames == .first {
+      if let format = OutputFormat(path: j.output),
+        let problem = SegmentJoin.keyFramesFirstProblem(format: format, codec: j.pieces[0].entry.codec)
+      {
+        throw InputError("\(j.output) (preset \(j.preset)): \(problem)")
+      }
+    }
     entries += failed
     if copies.contains(where: { $0.dst.hasPrefix((out as NSString).appendingPathComponent("posters/")) }) {
       try? fm.createDirectory(
@@ -770,7 +782,7 @@ public enum Batch {
         let tmp = temporaryPath(for: j.dst, tag: "j\(i)")
         staged.append((tmp, j.dst))
         unlink(tmp)  // ours (this pid's name), from an earlier failed attempt
-        entries.append(try join(j, staging: tmp, gallery: gallery))
+        entries.append(try join(j, staging: tmp, gallery: gallery, keyFrames: keyFrames))
       }
       try Cancellation.check()
     } catch {
@@ -882,11 +894,15 @@ public enum Batch {
   }
 
   /// Joins `j`'s segments into `staging` (renamed to `j.dst` by the caller): its manifest entry.
-  static func join(_ j: Join, staging: String, gallery: Bool) throws -> BatchEntry {
+  static func join(
+    _ j: Join, staging: String, gallery: Bool, keyFrames: SegmentJoin.KeyFrames = .segments
+  ) throws -> BatchEntry {
     let start = Date()
     let joined: JoinedFile
     do {
-      joined = try SegmentJoin.join(j.pieces.compactMap(\.file), into: staging, format: OutputFormat(path: j.output))
+      joined = try SegmentJoin.join(
+        j.pieces.compactMap(\.file), into: staging, format: OutputFormat(path: j.output), keyFrames: keyFrames,
+        encoding: JoinEncoding.choice(crf: nil, quality: nil))
     } catch {
       throw RenderFailure(
         "\(j.output) (preset \(j.preset)): its segments cannot be joined: \(message(for: error).replacingOccurrences(of: "\n", with: " "))"
