@@ -30,7 +30,7 @@ enum BatchCommand {
     ),
     OptionSpec(
       "key-frames", value: "first|segments",
-      "With --merge: segments (default) copies the segments of --split, a key frame where each starts; first encodes each joined loop again with one key frame, at frame 0, at its preset's quality (see loopsmith help join)."
+      "With --merge: segments (default) copies the segments of --split, a key frame where each starts; first encodes each joined loop again with one key frame, at frame 0, at its preset's quality (see loopsmith help join); Y4M and ProRes outputs, all key frames, are still copied."
     ),
     OptionSpec("gallery", "Write index.html: each output as a looping video with a poster of frame 0."),
     OptionSpec("size", value: "WxH", "Override every preset's size in pixels (tests, CI previews)."),

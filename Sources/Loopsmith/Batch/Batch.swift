@@ -686,7 +686,8 @@ public enum Batch {
   /// corrupt segment is an error naming it (exit 1). The segments of a joined output are removed
   /// (with their manifests' entries) only once the joined files and the manifest are in place.
   /// `keyFrames` `.first` encodes each joined loop again (`SegmentJoin.KeyFrames`) at the quality
-  /// its segments' preset tag names.
+  /// its segments' preset tag names; outputs whose every frame is a key frame (Y4M, ProRes) already
+  /// have a whole render's key frames and are joined by copying, so a preset may mix them.
   public static func merge(
     _ dirs: [String], into out: String, gallery: Bool, keyFrames: SegmentJoin.KeyFrames = .segments
   ) throws -> BatchReport {
@@ -752,14 +753,6 @@ public enum Batch {
       }
     }
     let (joins, failed) = try planJoins(pieces, wholeFrom: from, dirs: dirs, out: out)
-    // Refused before anything is written: these segments hold nothing but key frames.
-    for j in joins where keyFrames == .first {
-      if let format = OutputFormat(path: j.output),
-        let problem = SegmentJoin.keyFramesFirstProblem(format: format, codec: j.pieces[0].entry.codec)
-      {
-        throw InputError("\(j.output) (preset \(j.preset)): \(problem)")
-      }
-    }
     entries += failed
     if copies.contains(where: { $0.dst.hasPrefix((out as NSString).appendingPathComponent("posters/")) }) {
       try? fm.createDirectory(
@@ -899,9 +892,13 @@ public enum Batch {
   ) throws -> BatchEntry {
     let start = Date()
     let joined: JoinedFile
+    let format = OutputFormat(path: j.output)
+    // Nothing but key frames already (Y4M, ProRes): copied, like a whole render's.
+    let intraOnly = format.map { SegmentJoin.keyFramesFirstProblem(format: $0, codec: j.pieces[0].entry.codec) != nil }
+    let keyFrames = intraOnly == true ? .segments : keyFrames
     do {
       joined = try SegmentJoin.join(
-        j.pieces.compactMap(\.file), into: staging, format: OutputFormat(path: j.output), keyFrames: keyFrames,
+        j.pieces.compactMap(\.file), into: staging, format: format, keyFrames: keyFrames,
         encoding: JoinEncoding.choice(crf: nil, quality: nil))
     } catch {
       throw RenderFailure(

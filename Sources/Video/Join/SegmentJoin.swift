@@ -62,7 +62,8 @@ public enum SegmentJoin {
 
   /// Chooses the `Encoding` for the segments' codec, given the whole loop's loopsmith-preset tag
   /// they carry (nil for older segments) and the first segment's path, for messages.
-  public typealias EncodingChoice = (_ codec: VideoCodec, _ presetTag: String?, _ segmentPath: String) throws -> Encoding
+  public typealias EncodingChoice = (_ codec: VideoCodec, _ presetTag: String?, _ segmentPath: String) throws ->
+    Encoding
 
   /// Why `KeyFrames.first` cannot apply to segments of `format` holding `codec` (libav's name;
   /// nil when not yet known), or nil when it can: a Y4M file, or a codec libav's table marks intra
@@ -233,7 +234,8 @@ public enum SegmentJoin {
         "-o \(output): the segments are \(first.formatName) files; expected an output of the same container")
     }
     if let reencode {
-      if let problem = keyFramesFirstProblem(format: format, codec: String(cString: avcodec_get_name(first.parameters.codec_id))) {
+      let codec = String(cString: avcodec_get_name(first.parameters.codec_id))
+      if let problem = keyFramesFirstProblem(format: format, codec: codec) {
         throw VideoError.invalidSettings(problem)
       }
       // A whole render's key frames fall every gopSize(N) frames; segments starting on them (one
@@ -382,7 +384,8 @@ public enum SegmentJoin {
           defer { av_frame_unref(decoded.pointer) }
           count += 1
           guard count <= s.segment.count else {
-            throw VideoError.invalidSettings("\(s.path): decodes to more than \(s.segment.count) frames; its tag says \(s.segment)")
+            throw VideoError.invalidSettings(
+              "\(s.path): decodes to more than \(s.segment.count) frames; its tag says \(s.segment)")
           }
           try copy(decoded.pointer, into: frame, path: s.path)
           try writer.append(frame)
