@@ -217,10 +217,17 @@ import _TestSupport
     let first = try runLoopsmith(["join", segment, "-o", dir.path("first.mp4"), "--key-frames", "first"])
     let copied = try runLoopsmith(["join", segment, "-o", dir.path("copied.mp4")])
     #expect(first.status == 0 && copied.status == 0, "\(first.stderr)")
-    #expect(
-      try Data(contentsOf: URL(fileURLWithPath: dir.path("first.mp4")))
-        == Data(contentsOf: URL(fileURLWithPath: dir.path("copied.mp4"))))
-    #expect(try Self.packets(dir.path("first.mp4"), fps: 10) == Self.packets(segment, fps: 10))
+    // The same packets as the segment and the plain join, with the whole render's tag added.
+    let packets = try Self.packets(segment, fps: 10)
+    #expect(packets.count == 30 && packets.filter(\.key).count == 1)
+    #expect(try Self.packets(dir.path("first.mp4"), fps: 10) == packets)
+    #expect(try Self.packets(dir.path("copied.mp4"), fps: 10) == packets)
+    let tag = try VideoReader(path: SegmentJoinTests.renders.path("whole.mp4")).info.comment
+    #expect(tag?.hasPrefix("loopsmith-preset ") == true)
+    #expect(try VideoReader(path: dir.path("first.mp4")).info.comment == tag)
+    #expect(try VideoReader(path: dir.path("copied.mp4")).info.comment == nil)
+    let check = try runLoopsmith(["check", dir.path("first.mp4")])
+    #expect(check.status == 0 && check.stdout.contains("against the file's loopsmith-preset tag"), "\(check.stdout)")
   }
 
   @Test func badRequestsAreRefusedWithOneLine() throws {

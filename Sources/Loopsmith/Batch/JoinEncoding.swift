@@ -25,7 +25,11 @@ public enum JoinEncoding {
     { codec, tag, path in
       var request = RenderRequest()
       if let tag, tag.hasPrefix(PresetTag.prefix) {
-        // Hostile input like any preset: strict JSON, bounded (the reader stops at the tag limit).
+        // Hostile input like any preset: bounded, then strict JSON.
+        guard tag.utf8.count <= PresetTag.limit else {
+          throw InputError(
+            "\(path): its loopsmith-preset tag is over \(PresetTag.limit) bytes; expected a preset's JSON of a few KB")
+        }
         let data = Data(tag.utf8.dropFirst(PresetTag.prefix.utf8.count))
         request = try Preset.decode(data, name: "tag", path: path + " (loopsmith-preset tag)").request
       }

@@ -244,6 +244,10 @@ public enum SegmentJoin {
       if !segments.allSatisfy({ $0.segment.first % interval == 0 }) {
         return try encodeAgain(segments, into: output, format: format, fps: fps, choice: reencode)
       }
+      // Copied, but the tag the copy carries is checked as the encode would check it.
+      if let codec = VideoCodec.allCases.first(where: { $0.spec.libavName == codec }) {
+        _ = try reencode(codec, first.comment.flatMap(FrameSegment.presetTag(inComment:)), first.path)
+      }
     }
 
     let temporary = try TemporaryOutput(destination: output)
@@ -261,6 +265,10 @@ public enum SegmentJoin {
     stream.pointee.avg_frame_rate = rate
     stream.pointee.r_frame_rate = rate
     out.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT
+    // Asked for a whole render's key frames, the file gets a whole render's tag too.
+    if reencode != nil, let tag = first.comment.flatMap(FrameSegment.presetTag(inComment:)) {
+      av_dict_set(&out.pointer.pointee.metadata, "comment", tag, 0)
+    }
     // Through the descriptor the temporary was created with, never by name.
     try out.attach(descriptor: temporary.descriptor, path: output)
     // The muxer settings of a whole render (Encoder): N / fps exact in every duration, moov first,
