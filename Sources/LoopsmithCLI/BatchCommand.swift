@@ -28,6 +28,10 @@ enum BatchCommand {
       "merge",
       "Combine the manifests (and files) of the shards' folders given as arguments into --out; join the segments of --split (no re-encoding) and remove them."
     ),
+    OptionSpec(
+      "key-frames", value: "first|segments",
+      "With --merge: segments (default) copies the segments of --split, a key frame where each starts; first encodes each joined loop again with one key frame, at frame 0, at its preset's quality (see loopsmith help join); Y4M and ProRes outputs, all key frames, are still copied."
+    ),
     OptionSpec("gallery", "Write index.html: each output as a looping video with a poster of frame 0."),
     OptionSpec("size", value: "WxH", "Override every preset's size in pixels (tests, CI previews)."),
     OptionSpec("scale", value: "s", "Override every preset's pixels per point."),
@@ -39,7 +43,7 @@ enum BatchCommand {
 
   static let help = helpText(
     usage:
-      "loopsmith batch <preset.json | folder>... --out DIR [options]\n       loopsmith batch --merge DIR... --out DIR [--gallery]",
+      "loopsmith batch <preset.json | folder>... --out DIR [options]\n       loopsmith batch --merge DIR... --out DIR [--key-frames first|segments] [--gallery]",
     overview: "Render many presets: each preset's frames once, into all of its outputs; skip what is up to date.",
     arguments: [("<preset.json | folder>", "Preset files, or folders of them (every *.json but schema.json).")],
     options: options)
@@ -60,8 +64,14 @@ enum BatchCommand {
           "--\(flag): not used with --merge; expected loopsmith batch --merge DIR... --out DIR [--gallery]")
       }
       Cancellation.installHandlers()  // a stopped merge removes its copies and renames nothing
-      let report = try Batch.merge(parsed.positionals, into: out, gallery: parsed.has("gallery"))
+      let keyFrames = try JoinEncoding.keyFrames(parsed.last("key-frames"))
+      let report = try Batch.merge(parsed.positionals, into: out, gallery: parsed.has("gallery"), keyFrames: keyFrames)
       return finish(report, parsed: parsed, stdout: stdout, stderr: stderr, verb: "merged")
+    }
+    if parsed.has("key-frames") {
+      throw InputError(
+        "--key-frames: joins the segments of --split, so it goes with --merge; expected loopsmith batch --merge DIR... --out DIR --key-frames first"
+      )
     }
     var options = BatchOptions(inputs: parsed.positionals, outDir: out)
     options.jobs = try parsed.int("jobs") ?? 1

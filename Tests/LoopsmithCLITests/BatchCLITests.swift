@@ -246,10 +246,11 @@ import _TestSupport
     #expect(r.status == 0)
     #expect(
       r.stdout.contains(
-        "USAGE: loopsmith batch <preset.json | folder>... --out DIR [options]\n       loopsmith batch --merge DIR... --out DIR [--gallery]\n"
+        "USAGE: loopsmith batch <preset.json | folder>... --out DIR [options]\n       loopsmith batch --merge DIR... --out DIR [--key-frames first|segments] [--gallery]\n"
       ))
     for option in [
       "--out <dir>", "-j, --jobs <n>", "--force", "--dry-run", "--shard <K/N>", "--shards <n>", "--merge", "--gallery",
+      "--key-frames <first|segments>",
       "-h, --help",
     ] {
       #expect(r.stdout.contains("  \(option) "), "\(option)")

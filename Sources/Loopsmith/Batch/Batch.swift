@@ -691,7 +691,12 @@ public enum Batch {
   /// only when all succeeded. A preset or path in two shards is an error (exit 2); a missing or
   /// corrupt segment is an error naming it (exit 1). The segments of a joined output are removed
   /// (with their manifests' entries) only once the joined files and the manifest are in place.
-  public static func merge(_ dirs: [String], into out: String, gallery: Bool) throws -> BatchReport {
+  /// `keyFrames` `.first` encodes each joined loop again (`SegmentJoin.KeyFrames`) at the quality
+  /// its segments' preset tag names; outputs whose every frame is a key frame (Y4M, ProRes) already
+  /// have a whole render's key frames and are joined by copying, so a preset may mix them.
+  public static func merge(
+    _ dirs: [String], into out: String, gallery: Bool, keyFrames: SegmentJoin.KeyFrames = .segments
+  ) throws -> BatchReport {
     let start = Date()
     guard !dirs.isEmpty else {
       throw InputError("--merge needs the shards' output folders; expected loopsmith batch --merge DIR... --out DIR")
@@ -776,7 +781,7 @@ public enum Batch {
         let tmp = temporaryPath(for: j.dst, tag: "j\(i)")
         staged.append((tmp, j.dst))
         unlink(tmp)  // ours (this pid's name), from an earlier failed attempt
-        entries.append(try join(j, staging: tmp, gallery: gallery))
+        entries.append(try join(j, staging: tmp, gallery: gallery, keyFrames: keyFrames))
       }
       try Cancellation.check()
     } catch {
@@ -888,11 +893,19 @@ public enum Batch {
   }
 
   /// Joins `j`'s segments into `staging` (renamed to `j.dst` by the caller): its manifest entry.
-  static func join(_ j: Join, staging: String, gallery: Bool) throws -> BatchEntry {
+  static func join(
+    _ j: Join, staging: String, gallery: Bool, keyFrames: SegmentJoin.KeyFrames = .segments
+  ) throws -> BatchEntry {
     let start = Date()
     let joined: JoinedFile
+    let format = OutputFormat(path: j.output)
+    // Nothing but key frames already (Y4M, ProRes): copied, like a whole render's.
+    let intraOnly = format.map { SegmentJoin.keyFramesFirstProblem(format: $0, codec: j.pieces[0].entry.codec) != nil }
+    let keyFrames = intraOnly == true ? .segments : keyFrames
     do {
-      joined = try SegmentJoin.join(j.pieces.compactMap(\.file), into: staging, format: OutputFormat(path: j.output))
+      joined = try SegmentJoin.join(
+        j.pieces.compactMap(\.file), into: staging, format: format, keyFrames: keyFrames,
+        encoding: JoinEncoding.choice(crf: nil, quality: nil))
     } catch {
       throw RenderFailure(
         "\(j.output) (preset \(j.preset)): its segments cannot be joined: \(message(for: error).replacingOccurrences(of: "\n", with: " "))"

@@ -20,23 +20,89 @@ public struct JoinedFile: Sendable, Equatable {
 /// codec extradata, and must cover the loop in order, without gaps or overlaps: anything else is
 /// `VideoError.invalidSettings` (exit status 2), before the output exists. As ever, the output
 /// appears at its path only when complete.
+///
+/// Copied, each segment keeps its first frame as a key frame. `KeyFrames.first` instead decodes
+/// every segment and encodes the frames again in one encoder (see `KeyFrames`).
 public enum SegmentJoin {
   /// The formats whose segments can be joined.
   public static let formats: [OutputFormat] = [.mp4, .mov, .webm, .y4m]
 
+  /// Where the joined file's key frames fall (`join --key-frames`).
+  public enum KeyFrames: String, CaseIterable, Sendable {
+    /// At the start of every segment, as rendered: every packet is copied.
+    case segments
+    /// Where a whole render has them: only frame 0 (and, in a loop over 600 frames, every
+    /// `Encoder.gopSize` frames after it, as a render keeps for seeking).
+    ///
+    /// Dropping a segment's key frame means coding its first frame from the frames before it,
+    /// exactly as the player will have decoded them. An encoder predicts only from its own
+    /// reconstructions, and libx264, libx265, libvpx and SVT-AV1 start every stream with a key
+    /// frame and cannot be handed reference pictures, so no encoder can continue after copied
+    /// packets: the earliest segment's frames would decode to one picture and be referenced as
+    /// another, and the error would drift to the end of the loop. So the video is decoded and
+    /// encoded again from frame 0 in one encoder (one generation more of the codec's loss), at the
+    /// quality the segments were made with. Segments whose key frames already are a whole
+    /// render's (one segment, or segments starting on the render's key frames) are copied as
+    /// they are. Segments never carry sound (`render --frames` refuses `--audio`), so there is no
+    /// audio to copy.
+    case first
+  }
+
+  /// How `KeyFrames.first` encodes the loop again: the encoder settings a render would use.
+  public struct Encoding: Sendable {
+    /// The constant quality (`crf`, or WebP's `quality`); nil takes the codec's default.
+    public var crf: Int?
+    public var x264Preset: String
+    /// Encoder threads, pinned like a render's, since they change the bytes.
+    public var threads: Int
+    public init(crf: Int?, x264Preset: String = "medium", threads: Int) {
+      (self.crf, self.x264Preset, self.threads) = (crf, x264Preset, threads)
+    }
+  }
+
+  /// Chooses the `Encoding` for the segments' codec, given the whole loop's loopsmith-preset tag
+  /// they carry (nil for older segments) and the first segment's path, for messages.
+  public typealias EncodingChoice = (_ codec: VideoCodec, _ presetTag: String?, _ segmentPath: String) throws ->
+    Encoding
+
+  /// Why `KeyFrames.first` cannot apply to segments of `format` holding `codec` (libav's name;
+  /// nil when not yet known), or nil when it can: a Y4M file, or a codec libav's table marks intra
+  /// only (ProRes), has nothing but key frames already.
+  public static func keyFramesFirstProblem(format: OutputFormat, codec: String? = nil) -> String? {
+    let expected = "expected segments of a codec with predicted frames (h264, hevc, vp9 or av1 in .mp4, .mov or .webm)"
+    if format == .y4m {
+      return "--key-frames first: Y4M segments are raw pictures, every one a key frame; \(expected)"
+    }
+    guard let codec, let d = avcodec_descriptor_get_by_name(codec) else { return nil }
+    if d.pointee.props & Int32(AV_CODEC_PROP_INTRA_ONLY) != 0 {
+      return "--key-frames first: the segments are \(codec), whose every frame is a key frame; \(expected)"
+    }
+    return nil
+  }
+
   /// Joins `paths` into `output`, of the format its extension names, or of `format` when given (a
   /// temporary name, as `batch --merge` stages each joined file before renaming it into place).
-  public static func join(_ paths: [String], into output: String, format: OutputFormat? = nil) throws -> JoinedFile {
+  /// With `KeyFrames.first`, `encoding` chooses how the video is encoded again (by default the
+  /// codec's default quality and 4 threads).
+  public static func join(
+    _ paths: [String], into output: String, format: OutputFormat? = nil, keyFrames: KeyFrames = .segments,
+    encoding: EncodingChoice? = nil
+  ) throws -> JoinedFile {
     guard !paths.isEmpty else {
       throw VideoError.invalidSettings("join needs segment files; expected loopsmith join SEGMENT... -o FILE")
     }
     guard let format = format ?? OutputFormat(path: output), formats.contains(format) else {
       throw VideoError.invalidSettings("-o \(output): expected a .mp4, .mov, .webm or .y4m file, like the segments")
     }
+    if keyFrames == .first, let problem = keyFramesFirstProblem(format: format) {
+      throw VideoError.invalidSettings(problem)
+    }
     // Each opened once, all before any is read: every later read goes through these descriptors.
     let files = try paths.map(openSegment)
     silenceLibAVLog()
-    return format == .y4m ? try joinY4M(files, into: output) : try remux(files, into: output, format: format)
+    if format == .y4m { return try joinY4M(files, into: output) }
+    let reencode = keyFrames == .first ? encoding ?? { _, _, _ in Encoding(crf: nil, threads: 4) } : nil
+    return try remux(files, into: output, format: format, reencode: reencode)
   }
 
   // MARK: - Order
@@ -88,6 +154,8 @@ public enum SegmentJoin {
     let input: InputContext
     let stream: UnsafeMutablePointer<AVStream>
     let segment: FrameSegment
+    /// The container's comment: the frame range, then the loop's preset tag when it carries one.
+    let comment: String?
 
     init(file: InputFile) throws {
       let path = file.path
@@ -109,6 +177,7 @@ public enum SegmentJoin {
           "\(path): not a segment (no frame range); expected a file from loopsmith render --frames A:B")
       }
       self.segment = segment
+      comment = String(cString: value)
     }
 
     var parameters: AVCodecParameters { stream.pointee.codecpar.pointee }
@@ -138,7 +207,9 @@ public enum SegmentJoin {
     }
   }
 
-  private static func remux(_ files: [InputFile], into output: String, format: OutputFormat) throws -> JoinedFile {
+  private static func remux(
+    _ files: [InputFile], into output: String, format: OutputFormat, reencode: EncodingChoice?
+  ) throws -> JoinedFile {
     let segments = try files.map(Segment.init(file:))
     let first = segments[0]
     for s in segments.dropFirst() {
@@ -162,6 +233,22 @@ public enum SegmentJoin {
       throw VideoError.invalidSettings(
         "-o \(output): the segments are \(first.formatName) files; expected an output of the same container")
     }
+    if let reencode {
+      let codec = String(cString: avcodec_get_name(first.parameters.codec_id))
+      if let problem = keyFramesFirstProblem(format: format, codec: codec) {
+        throw VideoError.invalidSettings(problem)
+      }
+      // A whole render's key frames fall every gopSize(N) frames; segments starting on them (one
+      // segment always does) already have exactly those, so copying them is already right.
+      let interval = Encoder.gopSize(first.segment.total)
+      if !segments.allSatisfy({ $0.segment.first % interval == 0 }) {
+        return try encodeAgain(segments, into: output, format: format, fps: fps, choice: reencode)
+      }
+      // Copied, but the tag the copy carries is checked as the encode would check it.
+      if let codec = VideoCodec.allCases.first(where: { $0.spec.libavName == codec }) {
+        _ = try reencode(codec, first.comment.flatMap(FrameSegment.presetTag(inComment:)), first.path)
+      }
+    }
 
     let temporary = try TemporaryOutput(destination: output)
     let muxer = format.spec.muxer
@@ -178,6 +265,10 @@ public enum SegmentJoin {
     stream.pointee.avg_frame_rate = rate
     stream.pointee.r_frame_rate = rate
     out.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT
+    // Asked for a whole render's key frames, the file gets a whole render's tag too.
+    if reencode != nil, let tag = first.comment.flatMap(FrameSegment.presetTag(inComment:)) {
+      av_dict_set(&out.pointer.pointee.metadata, "comment", tag, 0)
+    }
     // Through the descriptor the temporary was created with, never by name.
     try out.attach(descriptor: temporary.descriptor, path: output)
     // The muxer settings of a whole render (Encoder): N / fps exact in every duration, moov first,
@@ -247,6 +338,127 @@ public enum SegmentJoin {
     try out.closeFile(path: output)
     try temporary.commit()
     return JoinedFile(path: output, frames: frames, fps: fps, bytes: try fileSize(output))
+  }
+
+  // MARK: - Encode again
+
+  /// `KeyFrames.first`: every segment decoded in turn, its frames in display order handed straight
+  /// to one `VideoWriter` in the decoder's own samples (no colour conversion, so the only loss is
+  /// the encoder's), with a whole render's settings and the loop's preset tag as its comment.
+  private static func encodeAgain(
+    _ segments: [Segment], into output: String, format: OutputFormat, fps: Int, choice: EncodingChoice
+  ) throws -> JoinedFile {
+    let first = segments[0]
+    let p = first.parameters
+    let libavName = String(cString: avcodec_get_name(p.codec_id))
+    guard let codec = VideoCodec.allCases.first(where: { $0.spec.libavName == libavName }) else {
+      throw VideoError.invalidSettings(
+        "\(first.path): codec \(libavName); expected segments of a codec loopsmith encodes (h264, hevc, vp9 or av1)")
+    }
+    let pixelFormat = AVPixelFormat(p.format)
+    guard let descriptor = av_pix_fmt_desc_get(pixelFormat) else {
+      throw VideoError.invalidSettings("\(first.path): no pixel format; expected a file from loopsmith render --frames")
+    }
+    // VP9 keeps alpha beside the picture, which libvpx decodes (docs/ENCODING.md, Alpha).
+    let alphaMode = av_dict_get(first.stream.pointee.metadata, "alpha_mode", nil, 0).map {
+      String(cString: $0.pointee.value) == "1"
+    }
+    let alpha = Int32(descriptor.pointee.flags) & Int32(AV_PIX_FMT_FLAG_ALPHA) != 0 || alphaMode == true
+    let comment = first.comment.flatMap(FrameSegment.presetTag(inComment:))
+    let encoding = try choice(codec, comment, first.path)
+    var settings = try OutputSettings(
+      path: output, format: format, codec: codec, width: Int(p.width), height: Int(p.height), fps: fps,
+      frameCount: first.segment.total, crf: encoding.crf, bitDepth: descriptor.pointee.comp.0.depth > 8 ? 10 : 8,
+      threads: encoding.threads, keepAlpha: alpha, x264Preset: encoding.x264Preset)
+    settings.comment = comment
+    guard settings.layout.libavFormat == pixelFormat || (alpha && settings.carriesAlpha) else {
+      throw VideoError.invalidSettings(
+        "\(first.path): pixel format \(String(cString: descriptor.pointee.name)) is not one loopsmith encodes \(codec.rawValue) in; expected a file from loopsmith render --frames"
+      )
+    }
+    let writer = try VideoWriter(settings)  // validates; from here the output waits under a temporary name
+    let frame = ConvertedFrame(width: settings.width, height: settings.height, layout: settings.layout)
+    let packet = try Packet(path: output)
+    let decoded = try Frame(path: output)
+    for s in segments {
+      let decoder = try openDecoder(s, alpha: alpha)
+      var count = 0
+      /// Hands every frame the decoder has ready to the writer.
+      func receive() throws {
+        while true {
+          let code = avcodec_receive_frame(decoder.pointer, decoded.pointer)
+          if code == errorAgain || code == errorEOF { return }
+          try check(code, "avcodec_receive_frame", path: s.path)
+          defer { av_frame_unref(decoded.pointer) }
+          count += 1
+          guard count <= s.segment.count else {
+            throw VideoError.invalidSettings(
+              "\(s.path): decodes to more than \(s.segment.count) frames; its tag says \(s.segment)")
+          }
+          try copy(decoded.pointer, into: frame, path: s.path)
+          try writer.append(frame)
+        }
+      }
+      while true {
+        let status = av_read_frame(s.input.pointer, packet.pointer)
+        if status == clibav_eof { break }
+        try check(status, "av_read_frame", path: s.path)
+        defer { av_packet_unref(packet.pointer) }
+        try check(avcodec_send_packet(decoder.pointer, packet.pointer), "avcodec_send_packet", path: s.path)
+        try receive()
+      }
+      try check(avcodec_send_packet(decoder.pointer, nil), "avcodec_send_packet(NULL)", path: s.path)
+      try receive()
+      guard count == s.segment.count else {
+        throw VideoError.invalidSettings("\(s.path): decodes to \(count) frames; its tag says \(s.segment)")
+      }
+    }
+    let written = try writer.finish()
+    return JoinedFile(path: output, frames: written.frames, fps: fps, bytes: written.bytes)
+  }
+
+  /// A decoder for the segment's stream; libvpx for VP9 with alpha, which FFmpeg's own drops.
+  private static func openDecoder(_ s: Segment, alpha: Bool) throws -> CodecContext {
+    let id = s.parameters.codec_id
+    var decoder: UnsafePointer<AVCodec>? = nil
+    if id == AV_CODEC_ID_VP9 && alpha { decoder = avcodec_find_decoder_by_name("libvpx-vp9") }
+    if decoder == nil { decoder = avcodec_find_decoder(id) }
+    guard let decoder else {
+      throw VideoError.libav(
+        function: "avcodec_find_decoder", code: clibav_error(ENOSYS),
+        message: "no decoder for \(String(cString: avcodec_get_name(id)))", path: s.path)
+    }
+    let context = try CodecContext(codec: decoder, path: s.path)
+    try check(
+      avcodec_parameters_to_context(context.pointer, s.stream.pointee.codecpar), "avcodec_parameters_to_context",
+      path: s.path)
+    context.pointer.pointee.thread_count = 1
+    context.pointer.pointee.max_pixels = Int64(InputContext.maximumPixels)
+    try check(avcodec_open2(context.pointer, decoder, nil), "avcodec_open2", path: s.path)
+    return context
+  }
+
+  /// A decoded picture's planes, row by row, into `frame`, which must have its size and samples.
+  private static func copy(_ f: UnsafeMutablePointer<AVFrame>, into frame: ConvertedFrame, path: String) throws {
+    guard f.pointee.width == frame.width, f.pointee.height == frame.height,
+      AVPixelFormat(f.pointee.format) == frame.layout.libavFormat
+    else {
+      let name = av_get_pix_fmt_name(AVPixelFormat(f.pointee.format)).map { String(cString: $0) } ?? "none"
+      throw VideoError.invalidSettings(
+        "\(path): decodes to \(f.pointee.width)x\(f.pointee.height) \(name) frames; expected \(frame.width)x\(frame.height) \(String(cString: av_get_pix_fmt_name(frame.layout.libavFormat)))"
+      )
+    }
+    let data = [f.pointee.data.0, f.pointee.data.1, f.pointee.data.2, f.pointee.data.3]
+    let strides = [f.pointee.linesize.0, f.pointee.linesize.1, f.pointee.linesize.2, f.pointee.linesize.3]
+    for (index, plane) in frame.planes.enumerated() {
+      guard let source = data[index], Int(strides[index]) >= plane.bytesPerRow else {
+        throw VideoError.invalidSettings("\(path): a decoded frame lacks plane \(index)")
+      }
+      for y in 0..<plane.rows {
+        plane.pointer.advanced(by: y * plane.bytesPerRow).copyMemory(
+          from: source + y * Int(strides[index]), byteCount: plane.bytesPerRow)
+      }
+    }
   }
 
   // MARK: - Y4M

@@ -97,10 +97,11 @@ final class Encoder {
     }
 
     output.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT  // docs/ENCODING.md, Determinism
+    // A segment's comment holds its frame range first; only whole loops start with the preset tag.
     if let segment = settings.segment {
-      av_dict_set(&output.pointer.pointee.metadata, FrameSegment.metadataKey, segment.tag, 0)
+      av_dict_set(
+        &output.pointer.pointee.metadata, FrameSegment.metadataKey, segment.comment(presetTag: settings.comment), 0)
     }
-    // A segment's comment holds its frame range instead; only whole loops carry the preset tag.
     if settings.segment == nil, let comment = settings.comment {
       av_dict_set(&output.pointer.pointee.metadata, "comment", comment, 0)
     }

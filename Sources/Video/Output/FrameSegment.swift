@@ -4,6 +4,8 @@
 /// timestamp; the range itself travels in the file, as the container's `comment` (MP4, MOV, WebM)
 /// or a `XLOOPSMITH=` header parameter (Y4M), which players ignore. Timestamps alone could not
 /// tell a segment 30:60 from 0:30, so order, gaps and overlaps are checked against this tag.
+/// The container's comment carries the whole loop's loopsmith-preset tag on its next line, so
+/// `join --key-frames first` can encode the loop again at the quality it was made with.
 public struct FrameSegment: Sendable, Equatable, CustomStringConvertible {
   public var first: Int
   /// One past the last frame.
@@ -25,8 +27,19 @@ public struct FrameSegment: Sendable, Equatable, CustomStringConvertible {
   /// The Y4M header parameter: `XLOOPSMITH=30:60:90`.
   var y4mParameter: String { "XLOOPSMITH=\(first):\(end):\(total)" }
 
-  /// The range a container tag names, or nil when it is not one.
-  init?(tag: String) {
+  /// The container's comment: the tag, and the whole loop's preset tag on the next line when given.
+  func comment(presetTag: String?) -> String { presetTag.map { tag + "\n" + $0 } ?? tag }
+
+  /// The whole loop's preset tag a segment's comment carries after its first line, or nil.
+  static func presetTag(inComment comment: String) -> String? {
+    guard let newline = comment.firstIndex(of: "\n") else { return nil }
+    let rest = comment[comment.index(after: newline)...]
+    return rest.isEmpty ? nil : String(rest)
+  }
+
+  /// The range a container tag names (the comment's first line), or nil when it is not one.
+  init?(tag comment: String) {
+    let tag = comment.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)[0]
     guard tag.hasPrefix(Self.prefix) else { return nil }
     let words = tag.dropFirst(Self.prefix.count).split(separator: " ")
     guard words.count == 3, words[1] == "of" else { return nil }
