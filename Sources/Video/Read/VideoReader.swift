@@ -282,6 +282,7 @@ public final class VideoReader {
       codecTag: tagText, moovBeforeMdat: boxes.moovFirst, editListCount: boxes.editListCount,
       alphaMode: alpha, hasAudio: hasAudio, streamCount: streamCount)
     (info.comment, info.commentTooLong) = (comment, commentTooLong)
+    info.chromaLocation = name(av_chroma_location_name(p.pointee.chroma_location))
     return info
   }
 }
