@@ -12,9 +12,10 @@ enum HeadlessChromium {
   }
 
   /// The DOM of `page` after its scripts ran (virtual time, at most `budget` ms), or nil when the
-  /// browser had not finished within `timeout` seconds of real time.
+  /// browser had not finished within `timeout` seconds of real time. `disableGPU: false` lets
+  /// `extra` choose a GPU (SwiftShader), whose video paths differ from the software ones.
   static func dumpDOM(
-    _ page: String, budget: Int = 30000, timeout: Double = 120, extra: [String] = []
+    _ page: String, budget: Int = 30000, timeout: Double = 120, extra: [String] = [], disableGPU: Bool = true
   ) throws
     -> String?
   {
@@ -24,10 +25,10 @@ enum HeadlessChromium {
     process.executableURL = URL(fileURLWithPath: chromium)
     process.arguments =
       [
-        "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.url.path)",
+        "--headless", "--no-sandbox", "--user-data-dir=\(profile.url.path)",
         "--autoplay-policy=no-user-gesture-required", "--allow-file-access-from-files",
         "--virtual-time-budget=\(budget)",
-      ] + extra + ["--dump-dom", URL(fileURLWithPath: page).absoluteString]
+      ] + (disableGPU ? ["--disable-gpu"] : []) + extra + ["--dump-dom", URL(fileURLWithPath: page).absoluteString]
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = FileHandle.nullDevice

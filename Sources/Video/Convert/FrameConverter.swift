@@ -6,6 +6,8 @@ import Raster
 ///
 /// Loopsmith converts colour itself instead of through swscale, whose default matrix is BT.601
 /// whatever the stream is tagged (docs/ENCODING.md, Colour: red would become Y 81 / Cb 90 instead of 63 / 102).
+/// 4:2:0 chroma sits in the centre of each 2x2 block, filtered so that a detail's colour stays on
+/// its pixels, and the stream says so (docs/ENCODING.md, Chroma siting).
 /// Each sample gets ±1 LSB triangular dither from a fixed table (docs/ENCODING.md, Banding): dark gradients keep
 /// their slope instead of banding, and no random state is involved, so output stays deterministic.
 ///
@@ -192,11 +194,13 @@ public final class FrameConverter: Sendable {
     let aPlane: Plane? = frame.planes.count > 3 ? frame.planes[3] : nil
     let (kr, kg, kb) = (BT709.kr * 219 * scale, BT709.kg * 219 * scale, BT709.kb * 219 * scale)
     let yOffset = 16 * scale
-    let chromaScale = 224 * scale
-    let chromaOffset = 128 * scale
     let hi = SIMD4<Float>(repeating: maximum)
     let keepsAlpha = self.keepsAlpha
 
+    // Each row pair's column sums (two rows' colour, one channel after another), with one pixel of
+    // edge on the left and enough on the right for the chroma pass's last group of four.
+    let sums = ColumnSums(width: width)
+    defer { sums.deallocate() }
     ditherTable.withUnsafeBufferPointer { tableBuffer in
       let table = tableBuffer.baseAddress!
       for cy in 0..<(height + 1) / 2 {
@@ -225,11 +229,7 @@ public final class FrameConverter: Sendable {
               UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt8.self),
               UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt8.self)
             ),
-            chroma: (
-              UnsafeMutableRawPointer(cbRow).assumingMemoryBound(to: UInt8.self),
-              UnsafeMutableRawPointer(crRow).assumingMemoryBound(to: UInt8.self)
-            ),
-            dither: (dither0, dither1, cbDither, crDither))
+            sums: sums, dither: (dither0, dither1))
         }
         for cx in vectorBlocks..<(width + 1) / 2 {
           let x0 = cx * 2
@@ -250,21 +250,20 @@ public final class FrameConverter: Sendable {
           let noise = SIMD4<Float>(dither0[x0 & 63], dither0[x1 & 63], dither1[x0 & 63], dither1[x1 & 63])
           let codes = sampleCodes(luma + noise, maximum: hi)
 
-          // Chroma of the block's mean colour: for kept alpha weighted by alpha, so a clear pixel's
-          // colour counts for nothing.
-          let mean = keepsAlpha ? fallback : (c0 + c1 + c2 + c3) * 0.25
-          let meanLuma = BT709.kr * mean.x + BT709.kg * mean.y + BT709.kb * mean.z
-          let cb = chromaOffset + chromaScale * (mean.z - meanLuma) / BT709.cbDivisor
-          let cr = chromaOffset + chromaScale * (mean.x - meanLuma) / BT709.crDivisor
-          let chromaNoise = SIMD4<Float>(cbDither[(cx + 17) & 63], crDither[(cx + 41) & 63], 0, 0)
-          let chroma = sampleCodes(SIMD4(cb, cr, 0, 0) + chromaNoise, maximum: hi)
+          // The columns' sums for the chroma pass: for kept alpha premultiplied, so a clear pixel's
+          // colour counts for nothing there.
+          if keepsAlpha {
+            sums.store(p0 + p2, at: x0)
+            sums.store(p1 + p3, at: x1)
+          } else {
+            sums.store(c0 + c2, at: x0)
+            sums.store(c1 + c3, at: x1)
+          }
 
           yRow0[x0] = Sample(truncatingIfNeeded: Int32(codes[0])).littleEndian
           yRow0[x1] = Sample(truncatingIfNeeded: Int32(codes[1])).littleEndian
           yRow1[x0] = Sample(truncatingIfNeeded: Int32(codes[2])).littleEndian
           yRow1[x1] = Sample(truncatingIfNeeded: Int32(codes[3])).littleEndian
-          cbRow[cx] = Sample(truncatingIfNeeded: Int32(chroma[0])).littleEndian
-          crRow[cx] = Sample(truncatingIfNeeded: Int32(chroma[1])).littleEndian
           if let aPlane {
             let alpha = SIMD4<Float>(p0.w, p1.w, p2.w, p3.w)
             let aNoise = SIMD4<Float>(
@@ -277,26 +276,91 @@ public final class FrameConverter: Sendable {
             aPlane.pointer.storeBytes(of: UInt8(a[3]), toByteOffset: y1 * aPlane.bytesPerRow + x1, as: UInt8.self)
           }
         }
+        sums.padEdges()
+        chromaRow(
+          sums, cb: cbRow, cr: crRow, scale: scale, maximum: hi, dither: (cbDither, crDither),
+          premultiplied: keepsAlpha)
       }
+    }
+  }
+
+  /// One chroma row from its row pair's column sums: each sample centred between its block's two
+  /// columns (docs/ENCODING.md, Chroma siting), from those columns and their outer neighbours
+  /// weighted 1 3 3 1. That keeps a detail's colour on its place: a one-pixel line on column x puts
+  /// its colour at centroid x, where a 2x2 mean put it at the block's centre, half a pixel off.
+  ///
+  /// Four samples at a time: the eight sums from the block's left neighbour on and the eight
+  /// from its right column on hold, as even and odd halves, the four taps of four samples.
+  @inline(__always)
+  private func chromaRow<Sample: FixedWidthInteger & UnsignedInteger>(
+    _ sums: ColumnSums, cb: UnsafeMutablePointer<Sample>, cr: UnsafeMutablePointer<Sample>, scale: Float,
+    maximum: SIMD4<Float>, dither: (UnsafePointer<Float>, UnsafePointer<Float>), premultiplied: Bool
+  ) {
+    let blocks = (width + 1) / 2
+    let three = SIMD4<Float>(repeating: 3)
+    // Two rows of 1 3 3 1: sixteen columns' worth.
+    let sixteenth = SIMD4<Float>(repeating: 1.0 / 16)
+    let cbScale = SIMD4<Float>(repeating: 224 * scale / BT709.cbDivisor)
+    let crScale = SIMD4<Float>(repeating: 224 * scale / BT709.crDivisor)
+    let offset = SIMD4<Float>(repeating: 128 * scale)
+    func taps(_ channel: UnsafeMutablePointer<Float>, _ cx: Int) -> SIMD4<Float> {
+      let left = UnsafeRawPointer(channel + 2 * cx).loadUnaligned(as: Lanes.self)
+      let right = UnsafeRawPointer(channel + 2 * cx + 2).loadUnaligned(as: Lanes.self)
+      return (left.evenHalf + right.oddHalf) + three * (left.oddHalf + right.evenHalf)
+    }
+    var cx = 0
+    while cx < blocks {
+      var r = taps(sums.red, cx) * sixteenth
+      var g = taps(sums.green, cx) * sixteenth
+      var b = taps(sums.blue, cx) * sixteenth
+      if premultiplied {
+        // The alpha-weighted mean straight colour; black where all sixteen weights are clear.
+        let a = taps(sums.alpha, cx) * sixteenth
+        let clear = a .<= 1.0 / 16384
+        let one = SIMD4<Float>(repeating: 1)
+        r = clamp(r / a, .zero, one)
+        g = clamp(g / a, .zero, one)
+        b = clamp(b / a, .zero, one)
+        r.replace(with: 0, where: clear)
+        g.replace(with: 0, where: clear)
+        b.replace(with: 0, where: clear)
+      }
+      let luma = SIMD4(repeating: BT709.kr) * r + SIMD4(repeating: BT709.kg) * g + SIMD4(repeating: BT709.kb) * b
+      let cbNoise = SIMD4<Float>(
+        dither.0[(cx + 17) & 63], dither.0[(cx + 18) & 63], dither.0[(cx + 19) & 63], dither.0[(cx + 20) & 63])
+      let crNoise = SIMD4<Float>(
+        dither.1[(cx + 41) & 63], dither.1[(cx + 42) & 63], dither.1[(cx + 43) & 63], dither.1[(cx + 44) & 63])
+      let cbValues = offset + cbScale * (b - luma) + cbNoise
+      let crValues = offset + crScale * (r - luma) + crNoise
+      if Sample.self == UInt8.self && cx + 4 <= blocks {
+        UnsafeMutableRawPointer(cb + cx).storeBytes(of: byteCodes4(cbValues, maximum: maximum), as: SIMD4<UInt8>.self)
+        UnsafeMutableRawPointer(cr + cx).storeBytes(of: byteCodes4(crValues, maximum: maximum), as: SIMD4<UInt8>.self)
+      } else {
+        let cbCodes = sampleCodes(cbValues, maximum: maximum)
+        let crCodes = sampleCodes(crValues, maximum: maximum)
+        for lane in 0..<min(4, blocks - cx) {
+          cb[cx + lane] = Sample(truncatingIfNeeded: Int32(cbCodes[lane])).littleEndian
+          cr[cx + lane] = Sample(truncatingIfNeeded: Int32(crCodes[lane])).littleEndian
+        }
+      }
+      cx += 4
     }
   }
 
   /// The first `blocks` 2x2 blocks (a multiple of 4) of a row pair, opaque and 8-bit: the block
   /// loop's arithmetic, lane for lane, with one pixel a lane, so the same bytes at a fraction of
-  /// the instructions.
+  /// the instructions. Chroma is left to `chromaRow`, from the column sums this stores.
   @inline(__always)
   private func opaqueBlocks8(
     _ row0: UnsafeMutablePointer<Pixel>, _ row1: UnsafeMutablePointer<Pixel>, blocks: Int, ahead: Int,
-    luma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
-    chroma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
-    dither: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
+    luma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>), sums: ColumnSums,
+    dither: (UnsafePointer<Float>, UnsafePointer<Float>)
   ) {
     let bg = background
     let (bgR, bgG, bgB) = (Lanes(repeating: bg.x), Lanes(repeating: bg.y), Lanes(repeating: bg.z))
     let kr = Lanes(repeating: BT709.kr * 219), kg = Lanes(repeating: BT709.kg * 219),
       kb = Lanes(repeating: BT709.kb * 219)
-    let hi8 = Lanes(repeating: 255), hi4 = SIMD4<Float>(repeating: 255)
-    let quarter = SIMD4<Float>(repeating: 0.25)
+    let hi8 = Lanes(repeating: 255)
 
     // `ahead` pixels on (two rows, none at the bottom): the frame was just drawn and is mostly
     // out of cache.
@@ -315,21 +379,8 @@ public final class FrameConverter: Sendable {
       let y1 = lumaCodes8(r1, g1, b1, noise: n1, weights: (kr, kg, kb), maximum: hi8)
       UnsafeMutableRawPointer(luma.0 + x0).storeBytes(of: y0, as: LaneBytes.self)
       UnsafeMutableRawPointer(luma.1 + x0).storeBytes(of: y1, as: LaneBytes.self)
-      // The block loop's (c0 + c1 + c2 + c3) * 0.25: top left, top right, bottom left, bottom right.
-      let mr = (((r0.evenHalf + r0.oddHalf) + r1.evenHalf) + r1.oddHalf) * quarter
-      let mg = (((g0.evenHalf + g0.oddHalf) + g1.evenHalf) + g1.oddHalf) * quarter
-      let mb = (((b0.evenHalf + b0.oddHalf) + b1.evenHalf) + b1.oddHalf) * quarter
-      let ml = SIMD4(repeating: BT709.kr) * mr + SIMD4(repeating: BT709.kg) * mg + SIMD4(repeating: BT709.kb) * mb
-      let cb = SIMD4(repeating: 128) + SIMD4(repeating: 224) * (mb - ml) / SIMD4(repeating: BT709.cbDivisor)
-      let cr = SIMD4(repeating: 128) + SIMD4(repeating: 224) * (mr - ml) / SIMD4(repeating: BT709.crDivisor)
-      let cbNoise = SIMD4<Float>(
-        dither.2[(cx + 17) & 63], dither.2[(cx + 18) & 63], dither.2[(cx + 19) & 63], dither.2[(cx + 20) & 63])
-      let crNoise = SIMD4<Float>(
-        dither.3[(cx + 41) & 63], dither.3[(cx + 42) & 63], dither.3[(cx + 43) & 63], dither.3[(cx + 44) & 63])
-      UnsafeMutableRawPointer(chroma.0 + cx).storeBytes(
-        of: byteCodes4(cb + cbNoise, maximum: hi4), as: SIMD4<UInt8>.self)
-      UnsafeMutableRawPointer(chroma.1 + cx).storeBytes(
-        of: byteCodes4(cr + crNoise, maximum: hi4), as: SIMD4<UInt8>.self)
+      // The block loop's c0 + c2 and c1 + c3: each column's two rows, for the chroma pass.
+      sums.store8(r0 + r1, g0 + g1, b0 + b1, at: x0)
       cx += 4
     }
   }
@@ -414,6 +465,56 @@ public final class FrameConverter: Sendable {
         }
       }
     }
+  }
+}
+
+/// A row pair's colour summed down each column, one channel after another, for the chroma pass:
+/// index x + 1 holds column x, index 0 and those past the last column repeat the edge columns.
+struct ColumnSums {
+  let red: UnsafeMutablePointer<Float>
+  let green: UnsafeMutablePointer<Float>
+  let blue: UnsafeMutablePointer<Float>
+  let alpha: UnsafeMutablePointer<Float>
+  private let width: Int
+  /// One channel's floats: the columns, the left edge, and right of the last column enough for
+  /// `chromaRow`'s last group of four samples (it reads 2 (blocks + 3) + 10 floats at most).
+  private let stride: Int
+
+  init(width: Int) {
+    self.width = width
+    stride = width + 16
+    let base = UnsafeMutablePointer<Float>.allocate(capacity: 4 * stride)
+    base.initialize(repeating: 0, count: 4 * stride)
+    (red, green, blue, alpha) = (base, base + stride, base + 2 * stride, base + 3 * stride)
+  }
+
+  func deallocate() { red.deallocate() }
+
+  @inline(__always) func store(_ colour: SIMD3<Float>, at x: Int) {
+    (red[x + 1], green[x + 1], blue[x + 1]) = (colour.x, colour.y, colour.z)
+  }
+
+  @inline(__always) func store(_ pixel: Pixel, at x: Int) {
+    (red[x + 1], green[x + 1], blue[x + 1], alpha[x + 1]) = (pixel.x, pixel.y, pixel.z, pixel.w)
+  }
+
+  /// Columns x...x + 7.
+  @inline(__always) func store8(_ r: Lanes, _ g: Lanes, _ b: Lanes, at x: Int) {
+    UnsafeMutableRawPointer(red + x + 1).storeBytes(of: r, as: Lanes.self)
+    UnsafeMutableRawPointer(green + x + 1).storeBytes(of: g, as: Lanes.self)
+    UnsafeMutableRawPointer(blue + x + 1).storeBytes(of: b, as: Lanes.self)
+  }
+
+  /// The edge columns repeated outwards: a sample at the edge weights its block's outer column 4.
+  @inline(__always) func padEdges() {
+    func pad(_ channel: UnsafeMutablePointer<Float>) {
+      channel[0] = channel[1]
+      (channel + width + 1).update(repeating: channel[width], count: stride - width - 1)
+    }
+    pad(red)
+    pad(green)
+    pad(blue)
+    pad(alpha)
   }
 }
 

@@ -67,6 +67,7 @@ final class Encoder {
       c.pointee.color_trc = AVCOL_TRC_BT709
       c.pointee.colorspace = AVCOL_SPC_BT709
       c.pointee.color_range = AVCOL_RANGE_MPEG
+      c.pointee.chroma_sample_location = layout.chromaLocation
     }
     let options = Options()
     try Self.configureCodec(c, options, settings)
@@ -253,6 +254,7 @@ final class Encoder {
       f.pointee.color_trc = AVCOL_TRC_BT709
       f.pointee.colorspace = AVCOL_SPC_BT709
       f.pointee.color_range = AVCOL_RANGE_MPEG
+      f.pointee.chroma_location = converted.layout.chromaLocation
     }
     try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame", path: path)
     framesSent += 1
@@ -399,6 +401,16 @@ extension PixelLayout {
     case .rgb24: AV_PIX_FMT_RGB24
     case .rgba: AV_PIX_FMT_RGBA
     case .bgra: AV_PIX_FMT_BGRA
+    }
+  }
+
+  /// Where FrameConverter puts chroma: 4:2:0 in the centre of each 2x2 block, which H.264's VUI,
+  /// the Matroska Colour element and Y4M's C420jpeg can say, and which the decoders measured assume
+  /// whatever is said (docs/ENCODING.md, Chroma siting). 4:4:4 and RGB have no siting.
+  var chromaLocation: AVChromaLocation {
+    switch self {
+    case .yuv420p, .yuv420p10, .yuva420p: AVCHROMA_LOC_CENTER
+    case .yuva444p10, .rgb24, .rgba, .bgra: AVCHROMA_LOC_UNSPECIFIED
     }
   }
 

@@ -12,7 +12,9 @@ final class Y4MWriter {
   init(settings: OutputSettings, descriptor: Int32) throws {
     self.descriptor = descriptor
     path = settings.path
-    // C420jpeg: chroma sited in the centre of each 2x2 block, as FrameConverter averages it.
+    // C420jpeg: chroma sited in the centre of each 2x2 block, where FrameConverter puts it and
+    // libav's demuxer reads it (AVCHROMA_LOC_CENTER; docs/ENCODING.md, Chroma siting). Y4M has no
+    // siting for 10 bits.
     let colour = settings.bitDepth == 10 ? "C420p10 XYSCSS=420P10" : "C420jpeg XYSCSS=420JPEG"
     let header =
       "YUV4MPEG2 W\(settings.width) H\(settings.height) F\(settings.fps):1 Ip A1:1 \(colour) XCOLORRANGE=LIMITED\(settings.segment.map { " " + $0.y4mParameter } ?? "")\n"

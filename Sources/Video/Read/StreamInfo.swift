@@ -43,6 +43,9 @@ public struct StreamInfo: Sendable {
   public var colorTransfer: String
   public var colorMatrix: String
   public var colorRange: String
+  /// Where the stream says its 4:2:0 chroma sits, as libav names it: `left` (also H.264's
+  /// default when it says nothing), `center`, `unspecified`...
+  public var chromaLocation = "unspecified"
   /// The sample entry's four characters (`avc1`, `hvc1`); empty when the container has none.
   public var codecTag: String
   /// MP4/MOV: whether the `moov` box comes before `mdat` (fast start); nil for other containers.

@@ -283,6 +283,7 @@ public final class VideoReader {
       alphaMode: alpha, samples: SampleFormat(of: AVPixelFormat(rawValue: p.pointee.format)), hasAudio: hasAudio,
       streamCount: streamCount)
     (info.comment, info.commentTooLong) = (comment, commentTooLong)
+    info.chromaLocation = name(av_chroma_location_name(p.pointee.chroma_location))
     return info
   }
 }
