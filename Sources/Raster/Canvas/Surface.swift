@@ -17,6 +17,9 @@ public final class Surface: @unchecked Sendable {
   private let coverageRows = Scratch<Float>()
   private let sourceRows = Scratch<Pixel>()
   private var freeLayers: [Layer] = []
+  /// Whether `GraphicsContext.fill(discs:)` may draw its discs together; off, it fills them one
+  /// at a time (tests compare the two).
+  var fusesDiscs = true
 
   /// A surface drawing into `image` at `scale` pixels per point.
   public init(image: Image, scale: Float) {
