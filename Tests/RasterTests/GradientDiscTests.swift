@@ -80,6 +80,32 @@ import Testing
     #expect(image[0, 30] != base)
   }
 
+  /// A base color filled over the whole frame is only noted, and written row by row under the
+  /// discs, rows no disc reaches included; over a cleared frame the discs' rows are written alone.
+  @Test func aPendingBaseColorIsWrittenUnderTheDiscs() {
+    let base = Color(red: 0.05, green: 0.04, blue: 0.13)
+    let disc = GradientDisc(Self.falloff(.white, fade: 0.5), center: Point(20, 8), endRadius: 6)
+    for withBase in [true, false] {
+      let surface = Surface(image: Image(width: 40, height: 30), scale: 1)
+      surface.image.fill(Pixel(9, 9, 9, 9))  // an old frame
+      surface.clear()
+      var context = surface.context()
+      if withBase { context.fill(Path(rect: Rect(x: 0, y: 0, width: 40, height: 30)), with: .color(base)) }
+      context.blendMode = .screen
+      context.fill(discs: [disc])
+      #expect(context.fusesDiscs([disc]))
+      #expect(
+        surface.drawn
+          == (withBase ? IntRect(x: 0, y: 0, width: 40, height: 30) : IntRect(x: 12, y: 1, width: 16, height: 14)))
+      surface.finish()
+      let under = withBase ? base.premultiplied : .zero
+      for y in [0, 16, 29] {
+        for x in 0..<40 { #expect(surface.image[x, y] == under) }
+      }
+      #expect(surface.image[20, 8].x > 0.6)
+    }
+  }
+
   @Test func whatCannotBeFusedIsOneFillEachToTheBit() {
     let rotate: (inout GraphicsContext) -> Void = { $0.rotate(by: 0.3) }
     let stretch: (inout GraphicsContext) -> Void = { $0.scaleBy(x: 1, y: 1.5) }
@@ -122,15 +148,13 @@ import Testing
     let image = Image(width: side, height: side)
     Surface(image: image, scale: 1).context().fill(
       Path(ellipseIn: Rect(center: Point(cx, cy), radius: radius)), with: .color(.white))
-    let row = UnsafeMutablePointer<Float>.allocate(capacity: side)
-    defer { row.deallocate() }
     var rim: Float = 0, inside: Float = 0
     for y in 0..<side {
       let dy = Float(y) + 0.5 - cy
-      discCoverage(cx: cx, dy: dy, radius: radius, x: 0, count: side, into: row)
       for x in 0..<side {
         let dx = Float(x) + 0.5 - cx
-        let error = abs(row[x] - image[x, y].w)
+        let coverage = discCoverage(distance: (dx * dx + dy * dy).squareRoot(), radius: radius)
+        let error = abs(coverage - image[x, y].w)
         if (dx * dx + dy * dy).squareRoot() < radius - 1 { inside = max(inside, error) } else { rim = max(rim, error) }
       }
     }

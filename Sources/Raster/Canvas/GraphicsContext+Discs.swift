@@ -81,7 +81,7 @@ extension GraphicsContext {
       for e in program.table[first...] { faint = max(faint, abs(e.x), abs(e.y), abs(e.z), abs(e.w)) }
       guard faint * opacity * Self.rimCoverageError(radius: radius) <= 0.5 / 255 else { return nil }
       let c = transform.apply(disc.center)
-      fused.append(PixelDisc(program: program, cx: c.x, cy: c.y, radius: radius))
+      fused.append(PixelDisc(program: program, cx: c.x, cy: c.y, radius: radius, pixelsPerUnit: scale))
     }
     return fused
   }
@@ -89,30 +89,35 @@ extension GraphicsContext {
   /// One disc resolved to the target's pixels.
   struct PixelDisc {
     let program: ShadingProgram
-    /// The center and radius in pixels.
-    let cx: Float, cy: Float, radius: Float
+    /// The center and radius in pixels, and pixels per unit of user space.
+    let cx: Float, cy: Float, radius: Float, pixelsPerUnit: Float
   }
 
   private func fillFused(_ pixelDiscs: [PixelDisc]) {
     let opacity = clampedOpacity
     guard opacity > 0, !pixelDiscs.isEmpty else { return }
+    let layer = target
+    let width = layer.width
     // The rows any disc reaches, one pixel of margin past each rim: pixels outside every span
     // below are beyond every rim, where every gradient is transparent, whatever rounding the
     // shading's own distances carry.
-    var rows = IntRect.empty
+    var reached = IntRect.empty
     for d in pixelDiscs {
       let reach = d.radius + 1
-      rows = rows.union(IntRect(covering: Point(d.cx - reach, d.cy - reach), Point(d.cx + reach, d.cy + reach)))
+      reached = reached.union(IntRect(covering: Point(d.cx - reach, d.cy - reach), Point(d.cx + reach, d.cy + reach)))
     }
-    rows = rows.intersection(target.bounds)
-    guard !rows.isEmpty else { return }
-    let layer = target
-    let width = layer.width
-    let (covRow, src) = surface.rows(width)
+    reached = reached.intersection(layer.bounds)
+    guard !reached.isEmpty else { return }
+    // A layer whose pixels are one color not written yet (a frame's base color, or clear) is
+    // written here a row at a time, the discs blended on while the row is in cache: every row,
+    // since this settles the whole layer.
+    let pending = layer.pendingFill
+    layer.pendingFill = nil
+    let rows = pending == nil ? reached.y..<reached.maxY : 0..<layer.height
     let mode = blendMode
     var touched = IntRect.empty
     var spans = [(lo: Int, hi: Int)](repeating: (0, 0), count: pixelDiscs.count)
-    for ty in rows.y..<rows.maxY {
+    for ty in rows {
       let py = Float(ty) + 0.5
       // Each disc's columns on this row: the chord through the pixel centers, widened a pixel.
       var rowLo = width, rowHi = 0
@@ -132,48 +137,86 @@ extension GraphicsContext {
           rowHi = max(rowHi, hi)
         }
       }
+      let dest = layer.pixels + ty * width  // settled above, or written whole below
+      if let pending { dest.update(repeating: pending, count: width) }
       guard rowLo < rowHi else { continue }
-      let dest = layer.row(ty)
-      if ty + 2 < rows.maxY { prefetchForBlend(dest + 2 * width + rowLo, count: rowHi - rowLo) }
-      for (k, d) in pixelDiscs.enumerated() {
-        let (lo, hi) = spans[k]
-        guard lo < hi else { continue }
-        let n = hi - lo
-        d.program.shade(row: ty, x: lo, count: n, into: src)
-        discCoverage(cx: d.cx, dy: py - d.cy, radius: d.radius, x: lo, count: n, into: covRow)
-        blendSpan(mode, count: n, dest: dest + lo, coverage: covRow, solid: .zero, source: src, opacity: opacity)
+      if pending == nil, ty + 2 < rows.upperBound {
+        prefetchForBlend(dest + 2 * width + rowLo, count: rowHi - rowLo)
+      }
+      for (k, d) in pixelDiscs.enumerated() where spans[k].lo < spans[k].hi {
+        switch mode {
+        case .sourceOver:
+          d.blend(SourceOverKernel.self, row: ty, columns: spans[k].lo..<spans[k].hi, onto: dest, opacity: opacity)
+        case .screen:
+          d.blend(ScreenKernel.self, row: ty, columns: spans[k].lo..<spans[k].hi, onto: dest, opacity: opacity)
+        }
       }
       touched = touched.union(IntRect(x: rowLo, y: ty, width: rowHi - rowLo, height: 1))
     }
-    layer.dirty = layer.dirty.union(touched)
+    layer.dirty = layer.dirty.union(pending == nil || pending == .zero ? touched : layer.bounds)
   }
 }
 
-/// The coverage of pixels `x ..< x + count` of a row by a disc of `radius` pixels centered
-/// `cx` across and `dy` above the row's pixel centers: the distance from each pixel center to the
-/// rim, plus half a pixel, held to 0...1.
-@inline(__always)
-func discCoverage(
-  cx: Float, dy: Float, radius: Float, x: Int, count: Int, into out: UnsafeMutablePointer<Float>
-) {
-  let edge = radius + 0.5
-  let dy2 = Lanes(repeating: dy * dy)
-  let rim = Lanes(repeating: edge)
-  let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
-  let steps = Lanes(0, 1, 2, 3, 4, 5, 6, 7)
-  let x0 = Float(x) + 0.5 - cx
-  var i = 0
-  while i + 8 <= count {
-    let dx = steps + Lanes(repeating: x0 + Float(i))
-    var c = rim - (dx * dx + dy2).squareRoot()
-    c.replace(with: zero, where: c .< zero)
-    c.replace(with: one, where: c .> one)
-    UnsafeMutableRawPointer(out + i).storeBytes(of: c, as: Lanes.self)
-    i += 8
-  }
-  while i < count {
-    let dx = x0 + Float(i)
-    out[i] = min(max(edge - (dx * dx + dy * dy).squareRoot(), 0), 1)
-    i += 1
+/// The coverage of a pixel whose center lies `distance` pixels from the center of a disc of
+/// `radius` pixels: its distance inside the rim plus half a pixel, held to 0...1.
+@inline(__always) func discCoverage(distance: Float, radius: Float) -> Float {
+  min(max(radius + 0.5 - distance, 0), 1)
+}
+
+extension GraphicsContext.PixelDisc {
+  /// Shades this disc over `columns` of row `y` and blends it onto `row` (the row's first pixel)
+  /// with `opacity`: `rasterize`'s shading and `blendSpan`'s blending of a coverage and a source
+  /// span in one loop, eight pixels at a time, with no span written between them.
+  @inline(__always)
+  func blend<K: BlendKernel>(
+    _: K.Type, row y: Int, columns: Range<Int>, onto row: UnsafeMutablePointer<Pixel>, opacity: Float
+  ) {
+    guard case .radial(let inv, let center, let r0, let invSpan) = program.kind else { return }
+    program.table.withUnsafeBufferPointer { t in
+      let base = t.baseAddress!
+      let dest = row + columns.lowerBound
+      let count = columns.count
+      // As `ShadingProgram.shade`: u(x) = u0 + x du in user space, relative to the center.
+      let p0 = inv.apply(Point(Float(columns.lowerBound) + 0.5, Float(y) + 0.5)) - center
+      let du = Point(inv.a, inv.b)
+      let steps = Lanes(0, 1, 2, 3, 4, 5, 6, 7)
+      let ux0 = Lanes(repeating: p0.x), uy0 = Lanes(repeating: p0.y)
+      let dux = Lanes(repeating: du.x), duy = Lanes(repeating: du.y)
+      let start = Lanes(repeating: r0), scale = Lanes(repeating: invSpan)
+      // Coverage from the distance in pixels: the user distance times the transform's scale.
+      let rim = Lanes(repeating: radius + 0.5), toPixels = Lanes(repeating: pixelsPerUnit)
+      let zero = Lanes(repeating: 0), one = Lanes(repeating: 1), alpha = Lanes(repeating: opacity)
+      var i = 0
+      while i + 8 <= count {
+        let k = steps + Lanes(repeating: Float(i))
+        let ux = ux0 + k * dux
+        let uy = uy0 + k * duy
+        let r = (ux * ux + uy * uy).squareRoot()
+        var c = rim - r * toPixels
+        c.replace(with: zero, where: c .< zero)
+        c.replace(with: one, where: c .> one)
+        let a = c * alpha  // blendSpan's coverage times opacity
+        if any(a .> zero) {
+          let (index, fraction) = GradientTable.positions((r - start) * scale)
+          for lane in 0..<8 where a[lane] > 0 {
+            let e = Int(index[lane])
+            let lo = base[e], hi = base[e + 1]
+            let s = lo + (hi - lo) * fraction[lane]
+            dest[i + lane] = K.blend(s * a[lane], dest[i + lane])
+          }
+        }
+        i += 8
+      }
+      while i < count {
+        let k = Float(i)
+        let ux = p0.x + k * du.x, uy = p0.y + k * du.y
+        let r = (ux * ux + uy * uy).squareRoot()
+        let a = discCoverage(distance: r * pixelsPerUnit, radius: radius) * opacity
+        if a > 0 {
+          dest[i] = K.blend(GradientTable.lookup((r - r0) * invSpan, base) * a, dest[i])
+        }
+        i += 1
+      }
+    }
   }
 }
