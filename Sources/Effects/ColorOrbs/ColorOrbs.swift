@@ -45,19 +45,18 @@ public struct ColorOrbs: Effect {
     context.fill(Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height)), with: .color(base))
     var context = context
     context.blendMode = .screen
-    for (index, color) in colors.enumerated() {
+    // Each orb is a radial falloff filling its circle, screened on in turn: drawn together, a row
+    // at a time (`GraphicsContext.fill(discs:)`).
+    let discs = colors.enumerated().map { index, color in
       let orb = ColorOrbsMath.orb(index: index, clock: clock, speed: speed, width: size.width, height: size.height)
       let falloff = Gradient(stops: [
         .init(color: color.opacity(0.9), location: 0),
         .init(color: color.opacity(0.45), location: 0.5),
         .init(color: color.opacity(0), location: 1),
       ])
-      let center = Point(orb.x, orb.y)
-      let radius = Float(orb.radius)
-      context.fill(
-        Path(ellipseIn: Rect(center: center, radius: radius)),
-        with: .radialGradient(falloff, center: center, startRadius: 0, endRadius: radius))
+      return GradientDisc(falloff, center: Point(orb.x, orb.y), endRadius: Float(orb.radius))
     }
+    context.fill(discs: discs)
   }
 }
 

@@ -169,18 +169,24 @@ extension GraphicsContext {
     }
     let innerX0 = max(Int(box.min.x.rounded(.up)), region.x)
     let innerX1 = max(min(Int(box.max.x.rounded(.down)), region.maxX), innerX0)
-    // Opaque color over every pixel of a layer still to be cleared: written as it is, without
-    // clearing or reading the old pixels (over clear, source-over of an opaque color is the color).
+    // Opaque color over every pixel of a layer still to be cleared (or filled with one color):
+    // written as it is, without clearing or reading the old pixels (over anything, source-over
+    // of an opaque color is the color); one color is not even written, only noted as pending, for
+    // the next drawing to write (`Layer.pendingFill`).
     let whole = layer.bounds.offsetBy(origin.0, origin.1)
-    if layer.pendingClear && mode == .sourceOver && opacity == 1 && program.isOpaque
+    if layer.pendingFill != nil && mode == .sourceOver && opacity == 1 && program.isOpaque
       && innerX0 == whole.x && innerX1 == whole.maxX && region == whole
       && box.min.y <= Float(whole.y) && box.max.y >= Float(whole.maxY)
     {
-      layer.pendingClear = false  // settled by covering every pixel
+      layer.dirty = layer.bounds
+      if case .solid(let color) = program.kind {
+        layer.pendingFill = color
+        return
+      }
+      layer.pendingFill = nil  // settled by covering every pixel
       for ty in region.y..<region.maxY {
         program.shade(row: ty, x: region.x, count: region.width, into: layer.row(ty - origin.1) + (region.x - origin.0))
       }
-      layer.dirty = layer.bounds
       return
     }
     let (covRow, src) = surface.rows(region.width)

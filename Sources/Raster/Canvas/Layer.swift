@@ -9,19 +9,22 @@ public final class Layer: @unchecked Sendable {
   private var capacity: Int
   /// The part that may hold non-transparent pixels, in layer coordinates (empty when clear).
   var dirty = IntRect.empty
-  /// Whether the pixels still hold an old frame that counts as clear (`Surface.clear`): the first
-  /// write either covers every pixel with opaque color (and resets this first), or clears them
-  /// first: asking for a row (`row`) or the mesh fill (`TriangleFill`) settles it.
-  var pendingClear = false
+  /// The one color every pixel counts as holding while the pixels themselves still hold an old
+  /// frame, or nil when they are as drawn: clear (`.zero`) after `Surface.clear`, an opaque color
+  /// after a first fill of it over the whole layer (a base color), so that the first drawing
+  /// writes it instead of a pass of its own. Asking for a row (`row`) or the mesh fill
+  /// (`TriangleFill`) settles it; a fill over every pixel with opaque color replaces it, and
+  /// `fill(discs:)` writes it row by row under the discs.
+  var pendingFill: Pixel?
 
-  /// Clears the pixels if a clear is still pending.
+  /// Writes the pending color into the pixels if there is one.
   @inline(__always) func settle() {
-    if pendingClear { settleNow() }
+    if pendingFill != nil { settleNow() }
   }
 
   @inline(never) private func settleNow() {
-    pixels.update(repeating: .zero, count: width * height)
-    pendingClear = false
+    pixels.update(repeating: pendingFill ?? .zero, count: width * height)
+    pendingFill = nil
   }
 
   init() {

@@ -17,6 +17,9 @@ public final class Surface: @unchecked Sendable {
   private let coverageRows = Scratch<Float>()
   private let sourceRows = Scratch<Pixel>()
   private var freeLayers: [Layer] = []
+  /// Whether `GraphicsContext.fill(discs:)` may draw its discs together; off, it fills them one
+  /// at a time (tests compare the two).
+  var fusesDiscs = true
 
   /// A surface drawing into `image` at `scale` pixels per point.
   public init(image: Image, scale: Float) {
@@ -34,7 +37,7 @@ public final class Surface: @unchecked Sendable {
   /// which is 33 MB written and 33 MB read less at 1080x1920. Call `finish()` before reading
   /// the image.
   public func clear() {
-    canvasLayer.pendingClear = true
+    canvasLayer.pendingFill = .zero
     canvasLayer.dirty = .empty
   }
 

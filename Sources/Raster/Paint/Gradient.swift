@@ -82,6 +82,24 @@ struct GradientTable {
     return lookupClamped(clamped * Float(GradientTable.size), base)
   }
 
+  /// `lookup`'s table entries and fractions for eight positions `t` at once: the index of the
+  /// entry below and the fraction towards the next, with `lookup`'s padding (below 0 and NaN the
+  /// first entry, above 1 the last).
+  @inline(__always) static func positions(_ t: Lanes) -> (index: LaneBits, fraction: Lanes) {
+    let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
+    let magic = Lanes(repeating: 8_388_608), last = Lanes(repeating: Float(size - 1))
+    var v = t
+    v.replace(with: zero, where: .!(v .> zero))  // and NaN, as lookup's min(max(t, 0), 1)
+    v.replace(with: one, where: v .> one)
+    // lookupClamped's index and fraction, eight lanes at once: the floor by adding and removing
+    // 2^23 (exact on 0...size) instead of a checked conversion a lane.
+    let pos = v * Lanes(repeating: Float(size))
+    var whole = (pos + magic) - magic
+    whole.replace(with: whole - one, where: whole .> pos)
+    whole.replace(with: last, where: whole .> last)
+    return (unsafeBitCast(whole + magic, to: LaneBits.self) & 0x7F_FFFF, pos - whole)
+  }
+
   /// The color at table position `x`, already in 0...size (and a number: `lookup` sees to it).
   @inline(__always) static func lookupClamped(_ x: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
     let i = min(Int(x), GradientTable.size - 1)

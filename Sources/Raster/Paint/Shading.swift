@@ -94,9 +94,6 @@ struct ShadingProgram {
         let ux0 = Lanes(repeating: p0.x), uy0 = Lanes(repeating: p0.y)
         let dux = Lanes(repeating: du.x), duy = Lanes(repeating: du.y)
         let start = Lanes(repeating: r0), scale = Lanes(repeating: invSpan)
-        let size = Lanes(repeating: Float(GradientTable.size))
-        let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
-        let magic = Lanes(repeating: 8_388_608), last = Lanes(repeating: Float(GradientTable.size - 1))
         let base = t.baseAddress!
         var i = 0
         while i + 8 <= count {
@@ -105,17 +102,7 @@ struct ShadingProgram {
           let uy = uy0 + k * duy
           let r2 = ux * ux + uy * uy
           let r = r2.squareRoot()
-          var v = (r - start) * scale
-          v.replace(with: zero, where: .!(v .> zero))  // and NaN, as lookup's min(max(t, 0), 1)
-          v.replace(with: one, where: v .> one)
-          // lookupClamped's index and fraction, eight lanes at once: the floor by adding and
-          // removing 2^23 (exact on 0...size) instead of a checked conversion a lane.
-          let pos = v * size
-          var whole = (pos + magic) - magic
-          whole.replace(with: whole - one, where: whole .> pos)
-          whole.replace(with: last, where: whole .> last)
-          let fraction = pos - whole
-          let index = unsafeBitCast(whole + magic, to: LaneBits.self) & 0x7F_FFFF
+          let (index, fraction) = GradientTable.positions((r - start) * scale)
           for lane in 0..<8 {
             let k = Int(index[lane])
             let a = base[k], b = base[k + 1]
