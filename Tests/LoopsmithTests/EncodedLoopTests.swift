@@ -6,27 +6,99 @@ import _TestSupport
 
 @testable import Loopsmith
 
-/// Every effect, weather and voice state, rendered small into real H.264 and VP9, passes `check`:
-/// the seam is an ordinary step after encoding too.
+/// Every effect, weather and voice state, rendered small into real H.264, HEVC and VP9 (with alpha
+/// for the transparent effects), passes `check --against` its own lossless source: no step of the
+/// file, the seam first, jumps beyond the source's motion (docs/ENCODING.md, Judging a loop and
+/// Loop tuning).
 @Suite struct EncodedLoopTests {
+  /// The files each case is encoded into, from the same rendered frames.
+  static let files = ["h264.mp4", "hevc.mp4", "vp9.webm"]
+
   @Test(arguments: LoopTests.cases)
-  func theEncodedLoopPassesCheck(effect: String, set: [String: String]) throws {
+  func theEncodedLoopKeepsTheSourcesMotion(effect: String, set: [String: String]) throws {
     let dir = TemporaryDirectory()
+    let transparent = effect == "voice-orb" || effect == "blob-morph-loader"
     var r = RenderRequest()
     r.effect = effect
-    r.size = effect == "voice-orb" || effect == "blob-morph-loader" ? (64, 64) : (64, 112)
+    r.size = transparent ? (64, 64) : (64, 112)
     r.scale = effect == "blob-morph-loader" ? 0.6 : 0.2
-    r.fps = 4  // the default loop lengths (up to 126 s) at few frames, to render in a test
+    r.fps = 4  // the default loop lengths (up to 120 s) at few frames, to render in a test
     r.threads = 2
-    r.outputs = [dir.path("loop.mp4"), dir.path("loop.webm")]
     let type = try #require(EffectRegistry.type(named: effect))
     for (k, v) in set { r.parameters[k] = try #require(type.info.parameter(named: k)).parse(v) }
-    let job = try r.job()
+    let source = r  // what `check --against` re-renders: the same effect, values, scale and rate
+    r.outputs = [dir.path("h264.mp4"), dir.path("vp9.webm")]
+    let rendered = try r.job()
+    // HEVC from the same frames: one more output beside H.264's (a request has one --codec).
+    var hevc = rendered.outputs[0]
+    (hevc.path, hevc.codec) = (dir.path("hevc.mp4"), .hevc)
+    try hevc.validate()
+    let job = rendered.adding(hevc)
+    // Transparent effects keep alpha in WebM (VP9 with alpha) and show over the background in MP4.
+    #expect(job.outputs.map(\.carriesAlpha) == [false, transparent, false])
     _ = try RenderPipeline.run(job)
-    for file in ["loop.mp4", "loop.webm"] {
-      let report = try LoopCheck.run(path: dir.path(file))
-      #expect(report.passed, "\(effect) \(set) \(file): \(report.failures), ratio \(report.seamRatio)")
-      #expect(report.frames == job.frameCount)
+
+    for file in Self.files {
+      let label = "\(effect) \(set) \(file)\(file == "vp9.webm" && transparent ? " (alpha)" : "")"
+      // The entry point `check FILE --against EFFECT FLAGS` uses.
+      let report = try LoopCheck.run(
+        path: dir.path(file), against: .request(source, label: "--against \(effect)"), threads: 2)
+      #expect(report.frames == job.frameCount, "\(label)")
+      let against = try #require(report.against, "\(label): not compared with its source: \(report.failures)")
+      #expect(against.sourceSteps.count == job.frameCount, "\(label)")
+      let figures = Self.figures(report, against)
+      guard let known = Self.knownIssues[Self.key(effect, set, file)] else {
+        #expect(report.passed, "\(label): \(figures)")
+        continue
+      }
+      // A known issue covers jumps inside the loop only: every other rule still holds.
+      #expect(report.judgement.passed, "\(label): \(figures)")
+      let seamJumps = against.jumps.filter(\.isSeam)
+      #expect(seamJumps.isEmpty, "\(label): \(figures)")
+      #expect(report.failures.count <= 1 && against.jumps.count <= known.most, "\(label): \(figures)")
+      withKnownIssue("\(label): \(known.figures)") {
+        #expect(against.jumps.isEmpty, "\(label): \(figures)")
+      }
     }
+  }
+
+  /// A case and file, as `knownIssues` names them.
+  static func key(_ effect: String, _ set: [String: String], _ file: String) -> String {
+    ([effect] + set.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [file]).joined(separator: " ")
+  }
+
+  /// Files whose encoding still jumps beyond the source inside the loop (the seam passes), with
+  /// the figures measured and the most jumps allowed before it counts as worse (docs/ENCODING.md,
+  /// Loop tuning). A fix makes the known issue fail as unrecorded: remove its row then.
+  static let knownIssues: [String: (figures: String, most: Int)] = [
+    "weather weather=clearDay vp9.webm": (
+      "VP9 re-codes the slow sky in steps beyond the source: 23 of 480 steps jump, the worst 477->478 at 3.00 codes against the source's 0.82 (0.77 over 1.5 x source + 1), 307->308 3.15 against 0.94; the seam passes (0.32 against 0.88)",
+      30
+    ),
+    "weather weather=clearNight vp9.webm": (
+      "VP9 re-codes the slow sky in steps beyond the source: 8 of 144 steps jump, the worst 15->16 at 1.59 codes against the source's 0.15 (0.37 over 1.5 x source + 1), 81->82 1.46 against 0.16, 136->137 1.44 against 0.20; the seam passes (0.22 against 0.18)",
+      12
+    ),
+  ]
+
+  /// The failures, then the seam's figures and the worst jumps: step, file against source.
+  static func figures(_ report: LoopCheck, _ against: LoopCheck.Against) -> String {
+    report.failures.joined(separator: " | ")
+      + String(
+        format: " (seam %.2f against the source's %.2f, threshold %.2f; %d jumps)", report.seamStep,
+        against.sourceSteps.last ?? 0, report.judgement.threshold, against.jumps.count)
+  }
+}
+
+extension RenderJob {
+  /// The job with one more output, drawn from the same frames.
+  func adding(_ output: OutputSettings) -> RenderJob {
+    var job = RenderJob(
+      effectType: effectType, values: values, environment: environment, width: width, height: height, scale: scale,
+      fps: fps, frameCount: frameCount, fixedTime: fixedTime, plan: plan, outputs: outputs + [output],
+      threads: threads, levels: levels, transition: transition)
+    job.firstFrame = firstFrame
+    (job.notices, job.posters, job.maxBytes, job.platform) = (notices, posters, maxBytes, platform)
+    return job
   }
 }
