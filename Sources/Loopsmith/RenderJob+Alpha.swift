@@ -66,7 +66,7 @@ extension RenderRequest {
   }
 
   /// The formats a poster may take: PNG (lossless), JPEG (no alpha) and WebP.
-  static let posterFormats: [OutputFormat] = [.png, .jpg, .webp]
+  public static let posterFormats: [OutputFormat] = [.png, .jpg, .webp]
 
   /// `posterSettings` for the value `poster` ("" for each video's own name).
   static func posterSettings(

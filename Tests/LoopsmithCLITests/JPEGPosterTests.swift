@@ -110,6 +110,47 @@ import _TestSupport
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == ["file"])
   }
 
+  /// `batch --gallery --poster-format jpg` writes JPEG posters of frame 0 and the page shows them;
+  /// a later PNG run replaces them, and a bad format is one line and exit 2.
+  @Test func theGalleryUsesJPEGPostersWhenAsked() throws {
+    let dir = TemporaryDirectory()
+    let presets = dir.path("presets")
+    try FileManager.default.createDirectory(atPath: presets, withIntermediateDirectories: true)
+    try Data(#"{"effect": "aurora-mesh", "outputs": ["mesh.mp4"]}"#.utf8).write(
+      to: URL(fileURLWithPath: "\(presets)/mesh.json"))
+    let out = dir.path("out")
+    let tiny = ["--size", "32x24", "--fps", "5", "--duration", "1", "--quiet"]
+    let r = try runLoopsmith(["batch", presets, "--out", out, "--gallery", "--poster-format", "jpg"] + tiny)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(Self.isJPEG("\(out)/posters/mesh.jpg"))
+    #expect(!FileManager.default.fileExists(atPath: "\(out)/posters/mesh.png"))
+    let poster = try #require(try Decoded.frames("\(out)/posters/mesh.jpg").frames.first)
+    let video = try Decoded.frames("\(out)/mesh.mp4").frames
+    #expect(poster.width == 32 && poster.height == 24)
+    #expect(Self.error(video[0], poster).mean < 4, "\(Self.error(video[0], poster))")
+    var html = try String(contentsOfFile: "\(out)/index.html", encoding: .utf8)
+    #expect(html.contains("poster=\"./posters/mesh.jpg\""), "\(html)")
+
+    let png = try runLoopsmith(["batch", presets, "--out", out, "--gallery", "--force"] + tiny)
+    #expect(png.status == 0, "\(png.stderr)")
+    html = try String(contentsOfFile: "\(out)/index.html", encoding: .utf8)
+    #expect(html.contains("poster=\"./posters/mesh.png\"") && !html.contains("mesh.jpg"), "\(html)")
+    #expect(!FileManager.default.fileExists(atPath: "\(out)/posters/mesh.jpg"))
+
+    for (args, words) in [
+      (
+        ["--gallery", "--poster-format", "gif"],
+        "--poster-format: 'gif' is not a poster format; expected png, jpg or webp"
+      ),
+      (["--poster-format", "jpg"], "--poster-format: only with --gallery"),
+    ] {
+      let bad = try runLoopsmith(["batch", presets, "--out", dir.path("bad")] + args + tiny)
+      #expect(bad.status == 2 && bad.stderr.contains(words), "\(bad.stderr)")
+      #expect(bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: dir.path("bad")))
+    }
+  }
+
   @Test func doctorListsTheMJPEGEncoderForJPEG() throws {
     let r = try runLoopsmith(["doctor", "--json"])
     let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
