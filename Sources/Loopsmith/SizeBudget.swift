@@ -160,7 +160,7 @@ public enum SizeBudget {
       // Every encode that fits, flushed, until the loop check has chosen one; the others are
       // cancelled as soon as measured.
       var fitting: [Int: VideoWriter] = [:]
-      defer { fitting.values.forEach { $0.cancel() } }  // the kept one is committed first, which this ignores
+      defer { fitting.values.forEach { $0.cancel() } }  // the kept one is taken out of it first
       func size(_ q: Int) throws -> Int64 {
         if let known = tries[q] { return known }
         var s = settings
