@@ -47,7 +47,7 @@ public enum MemoryBudget {
     case .vp9: return fixed + pixels * 160
     case .av1: return (64 << 20) + pixels * 200
     case .prores: return fixed + pixels * 24
-    case .png, .apng, .gif: return fixed + pixels * 24
+    case .png, .apng, .gif, .jpeg: return fixed + pixels * 24
     case .webp: return fixed + pixels * 40 + pixels * 4 * frames
     case .rawvideo: return fixed + pixels * 8
     }

@@ -56,7 +56,7 @@ extension RenderRequest {
 
   /// The stills `--poster` writes: frame 0 of the same render.
   ///
-  /// `--poster PATH` writes one still (its format by extension); `--poster` alone writes one
+  /// `--poster PATH` writes one still (its format by extension: PNG, JPEG or WebP); `--poster` alone writes one
   /// beside each animated output, named like it with `.png` (once for outputs sharing a name).
   /// A poster keeps alpha as its output does: over the same background, or transparent where the
   /// output is (and for stacked alpha, which a player composites).
@@ -64,6 +64,9 @@ extension RenderRequest {
     guard let poster else { return [] }
     return try Self.posterSettings(poster, for: settings, width: width, height: height, fps: fps)
   }
+
+  /// The formats a poster may take: PNG (lossless), JPEG (no alpha) and WebP.
+  public static let posterFormats: [OutputFormat] = [.png, .jpg, .webp]
 
   /// `posterSettings` for the value `poster` ("" for each video's own name).
   static func posterSettings(
@@ -89,8 +92,8 @@ extension RenderRequest {
       do { try InputFile.checkName(path, what: "poster") } catch let e as VideoError {
         throw InputError("--poster: \(e)")
       }
-      guard let format = OutputFormat(path: path), format == .png || format == .webp else {
-        throw InputError("--poster: '\(path)' is not valid; expected a file name ending in .png or .webp")
+      guard let format = OutputFormat(path: path), Self.posterFormats.contains(format) else {
+        throw InputError("--poster: '\(path)' is not valid; expected a file name ending in .png, .jpg (.jpeg) or .webp")
       }
       if taken.contains(Self.canonicalOutputPath(path)) {
         throw InputError("--poster: '\(path)' is also an output; expected another name")
@@ -107,7 +110,7 @@ extension RenderRequest {
 }
 
 extension RenderJob {
-  /// The job with one more poster, frame 0 of its render written to `path` (.png or .webp).
+  /// The job with one more poster, frame 0 of its render written to `path` (.png, .jpg or .webp).
   public func addingPoster(_ path: String) throws -> RenderJob {
     var job = self
     job.posters += try RenderRequest.posterSettings(path, for: outputs, width: width, height: height, fps: fps)

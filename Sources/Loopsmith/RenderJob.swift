@@ -149,8 +149,11 @@ extension RenderRequest {
       threads: try threadsThatFit(threads, width: width, height: height, settings: settings),
       levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
     job.notices = try audioNotices(settings, fps: fps, frameCount: frameCount)
-    job.notices += alphaNotices(info: type.info, settings: settings)
     job.posters = try posterSettings(for: settings, width: width, height: height, fps: fps)
+    // A poster in a format without alpha (JPEG) is named in the notice as an output is; the others
+    // keep alpha as their output does.
+    job.notices += alphaNotices(
+      info: type.info, settings: settings + job.posters.filter { !$0.codec.spec.carriesAlpha })
     (job.maxBytes, job.platform) = (budget, limits)
     return try frames.map { try job.segment($0) } ?? job
   }

@@ -177,7 +177,7 @@ public struct RenderSetting: Sendable {
     "poster", key: "poster", .text, .text(\.poster), placeholder: "path", default: "each video's name as .png",
     valueOptional: true,
     help:
-      "Also write frame 0 of the same render as a still, .png (lossless) or .webp by the path's extension; alone, one PNG beside each video, named like it."
+      "Also write frame 0 of the same render as a still, .png (lossless), .jpg or .webp by the path's extension; alone, one PNG beside each video, named like it."
   )
   public static let maxSpeedChange = RenderSetting(
     "max-speed-change", key: "maxSpeedChange", .number(0...1, above: false), .number(\.maxSpeedChange),

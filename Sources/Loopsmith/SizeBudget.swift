@@ -87,16 +87,22 @@ public struct PlatformLimits: Sendable {
   }
 }
 
-/// `--max-bytes`: the frames rendered once, then encoded at qualities bisected until each file fits.
+/// `--max-bytes`: the frames rendered once, then encoded at qualities bisected until each file fits
+/// and passes the loop check.
 ///
 /// The frames, converted for every output, are kept in a temporary folder (raw samples, so memory
 /// stays flat at any length). An output without a budget is encoded once; one with a budget first
-/// at its asked quality (`--crf`, `--quality`, or the default): when that fits, it stays. Otherwise
-/// the lowest quality the codec takes is tried, and when even that is too large the render fails
-/// (exit 1) naming the smallest size reached; else the quality is bisected between the two, each
-/// try a real encode, and the best fitting one is kept. Every kept file waits under its temporary
-/// name until all of them are written and have passed `--platform`'s limits; then all are put in
-/// place, so a failure leaves no file and an older file at a path stays.
+/// at its asked quality (`--crf`, `--quality`, or the default). When that does not fit, the lowest
+/// quality the codec takes is tried, and when even that is too large the render fails (exit 1)
+/// naming the smallest size reached; else the quality is bisected between the two, each try a real
+/// encode. The best fitting try is then judged as `loopsmith check FILE` judges it (`LoopCheck`,
+/// against the source the file's preset tag names); when it fails, each worse fitting try the
+/// search made, then the lowest quality, is judged in turn, and the first that passes is kept.
+/// When none passes the render fails (exit 1) with the check's reason. Segments and transition
+/// clips are not loops and animated WebP cannot be decoded by libav 5.1: those are not checked,
+/// and the note says so. Every kept file waits under its temporary name until all of them are
+/// written and have passed `--platform`'s limits; then all are put in place, so a failure leaves no
+/// file and an older file at a path stays.
 public enum SizeBudget {
   /// "256 KB" or "1.5 MB" or "900 bytes", for messages.
   static func words(_ bytes: Int64) -> String {
@@ -133,8 +139,10 @@ public enum SizeBudget {
       let asked = settings.crf ?? quality.defaultValue
       let lowest = quality.higherIsBetter ? quality.range.lowerBound : quality.range.upperBound
       var tries: [Int: Int64] = [:]
-      // The best fitting encode so far, flushed; the others are cancelled as soon as measured.
-      var best: (quality: Int, writer: VideoWriter)?
+      // Every encode that fits, flushed, until the loop check has chosen one; the others are
+      // cancelled as soon as measured.
+      var fitting: [Int: VideoWriter] = [:]
+      defer { fitting.values.forEach { $0.cancel() } }  // the kept one is taken out of it first
       func size(_ q: Int) throws -> Int64 {
         if let known = tries[q] { return known }
         var s = settings
@@ -142,13 +150,7 @@ public enum SizeBudget {
         let writer = try encode(job, s, raw: raw, converter: converters[o])
         let bytes = writer.flushedFile?.bytes ?? 0
         tries[q] = bytes
-        let better = best.map { quality.higherIsBetter ? q > $0.quality : q < $0.quality } ?? true
-        if bytes <= budget && better {
-          best?.writer.cancel()
-          best = (q, writer)
-        } else {
-          writer.cancel()
-        }
+        if bytes <= budget { fitting[q] = writer } else { writer.cancel() }
         return bytes
       }
       if try size(asked) > budget {
@@ -165,12 +167,54 @@ public enum SizeBudget {
           if try size(mid) <= budget { worse = mid } else { better = mid }
         }
       }
-      let (chosen, writer) = best!
+      // Best first: the bisection's answer, then each worse fitting try, then the lowest quality.
+      let better: (Int, Int) -> Bool = { quality.higherIsBetter ? $0 > $1 : $0 < $1 }
+      let unchecked = checkSkipped(job, settings)
+      var failed: [(quality: Int, reason: String)] = []
+      var chosen: (quality: Int, writer: VideoWriter, check: LoopCheck?)?
+      var candidates = fitting.keys.sorted(by: better)
+      while let q = candidates.first {
+        candidates.removeFirst()
+        let writer = fitting[q]!
+        if unchecked != nil {
+          chosen = (q, writer, nil)
+          break
+        }
+        let report = try loopCheck(writer, settings, threads: job.threads, folder: folder)
+        if report.passed {
+          chosen = (q, writer, report)
+          break
+        }
+        failed.append((q, report.failures.joined(separator: "; ")))
+        if candidates.isEmpty && tries[lowest] == nil {
+          _ = try size(lowest)  // fits: anything worse than a fitting try does
+          if fitting[lowest] != nil { candidates.append(lowest) }
+        }
+      }
+      guard let (q, writer, report) = chosen else {
+        let first = failed[0]
+        let others = failed.dropFirst().map { "\($0.quality)" }
+        throw RenderFailure(
+          "--max-bytes \(words(budget)): \(settings.path) fits at \(quality.option) \(first.quality) "
+            + "(\(words(tries[first.quality]!)))"
+            + (others.isEmpty ? "" : " and at \(quality.option) \(others.joined(separator: ", "))")
+            + " but fails the loop check at each: \(first.reason); nothing was written")
+      }
       kept.append(writer)
+      fitting[q] = nil
+      let checked: String
+      if let unchecked {
+        checked = "; not loop-checked: \(unchecked)"
+      } else {
+        checked =
+          "; the loop check passed (seam \(String(format: "%.2f", report?.seamRatio ?? 0)) x the median step)"
+          + (failed.isEmpty
+            ? "" : ", after failing at \(quality.option) " + failed.map { "\($0.quality)" }.joined(separator: ", "))
+      }
       notes.append(
-        "\(settings.path): \(words(tries[chosen]!)) at \(quality.option) \(chosen)"
-          + (chosen == asked ? "" : " (asked \(asked))") + ", within --max-bytes \(words(budget)) after \(tries.count) "
-          + (tries.count == 1 ? "encode" : "encodes"))
+        "\(settings.path): \(words(tries[q]!)) at \(quality.option) \(q)"
+          + (q == asked ? "" : " (asked \(asked))") + ", within --max-bytes \(words(budget)) after \(tries.count) "
+          + (tries.count == 1 ? "encode" : "encodes") + checked)
     }
     // The platform's limits, read back from each video before any is put in place.
     if let limits = job.platform {
@@ -191,6 +235,36 @@ public enum SizeBudget {
     var result = RenderResult(files: files, frames: job.frameCount, posters: try posters.map { try $0.commit() })
     result.notes = notes
     return result
+  }
+
+  /// Why a budgeted output is not loop-checked, or nil when it is: a segment or a transition clip is
+  /// not a loop, and libav 5.1 cannot decode an animated WebP.
+  static func checkSkipped(_ job: RenderJob, _ settings: OutputSettings) -> String? {
+    if settings.segment != nil || job.firstFrame != 0 { return "a segment is not a whole loop (check the joined file)" }
+    if job.transition != nil { return "a transition clip is not a loop" }
+    if settings.codec == .webp { return "libav 5.1 cannot decode an animated WebP" }
+    return nil
+  }
+
+  /// `loopsmith check`'s judgement of a flushed try: its seam against its other steps and against
+  /// the source its preset tag names (re-rendered losslessly), and its stream facts. Messages name
+  /// the output, not the temporary file.
+  private static func loopCheck(
+    _ writer: VideoWriter, _ settings: OutputSettings, threads: Int, folder: String
+  ) throws -> LoopCheck {
+    guard let file = writer.flushedFile else {
+      throw RenderFailure("\(settings.path): the encode was not flushed before its loop check")
+    }
+    // The tag's request names the output, whose extension picks the format the source is rendered
+    // for; the temporary's name has none, so the check reads it through a link that has.
+    let link = folder + "/check-\(UUID().uuidString)." + (settings.path as NSString).pathExtension
+    guard symlink(file.path, link) == 0 else {
+      throw RenderFailure("\(link): cannot link the encode for its loop check: \(String(cString: strerror(errno)))")
+    }
+    defer { unlink(link) }
+    var report = try LoopCheck.run(path: link, against: .tag, threads: threads)
+    report.failures = report.failures.map { $0.replacingOccurrences(of: link, with: settings.path) }
+    return report
   }
 
   /// One encode of the kept frames with `settings`, flushed under its temporary name (the caller

@@ -33,6 +33,7 @@ enum BatchCommand {
       "With --merge: segments (default) copies the segments of --split, a key frame where each starts; first encodes each joined loop again with one key frame, at frame 0, at its preset's quality (see loopsmith help join); Y4M and ProRes outputs, all key frames, are still copied."
     ),
     OptionSpec("gallery", "Write index.html: each output as a looping video with a poster of frame 0."),
+    OptionSpec("poster-format", value: "png|jpg|webp", "With --gallery: the posters' format (default png)."),
     OptionSpec("size", value: "WxH", "Override every preset's size in pixels (tests, CI previews)."),
     OptionSpec("scale", value: "s", "Override every preset's pixels per point."),
     OptionSpec("fps", value: "n", "Override every preset's frames per second."),
@@ -58,7 +59,7 @@ enum BatchCommand {
     }
     let quiet = parsed.has("quiet")
     if parsed.has("merge") {
-      for flag in ["shard", "shards", "split", "dry-run", "force", "jobs", "size", "scale", "fps", "duration"]
+      for flag in ["shard", "shards", "split", "dry-run", "force", "jobs", "size", "scale", "fps", "duration", "poster-format"]
       where parsed.has(flag) {
         throw InputError(
           "--\(flag): not used with --merge; expected loopsmith batch --merge DIR... --out DIR [--gallery]")
@@ -79,6 +80,10 @@ enum BatchCommand {
     options.force = parsed.has("force")
     options.noOverwrite = parsed.has("no-overwrite")
     options.gallery = parsed.has("gallery")
+    if let text = parsed.last("poster-format") {
+      guard options.gallery else { throw InputError("--poster-format: only with --gallery; expected --gallery too") }
+      options.posterFormat = try Gallery.posterFormat(text)
+    }
     options.split = try parsed.int("split")
     options.shard = try BatchShard.resolve(
       shard: parsed.last("shard"), shards: parsed.int("shards"), environment: environment)

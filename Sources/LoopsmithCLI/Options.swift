@@ -28,7 +28,7 @@ struct OptionSpec {
     self.init(
       setting.flag, short: setting.short, value: takesValue ? setting.placeholder : nil, repeatable: repeatable,
       setting.helpLine)
-    if setting.valueOptional { optionalValueExtensions = [".png", ".webp"] }
+    if setting.valueOptional { optionalValueExtensions = [".png", ".jpg", ".jpeg", ".webp"] }
   }
 }
 

@@ -109,7 +109,7 @@ import _TestSupport
   @Test func badPostersAreRefusedBeforeAnyWork() throws {
     let dir = TemporaryDirectory()
     for (output, poster, words) in [
-      ("v.mp4", "p.gif", "expected a file name ending in .png or .webp"), ("v.webp", "v.webp", "also an output"),
+      ("v.mp4", "p.gif", "expected a file name ending in .png, .jpg (.jpeg) or .webp"), ("v.webp", "v.webp", "also an output"),
     ] {
       let r = try runLoopsmith(
         ["render", "color-orbs", "-o", dir.path(output), "--poster=\(dir.path(poster))"] + Self.small)

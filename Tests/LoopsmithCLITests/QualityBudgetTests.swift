@@ -76,6 +76,10 @@ import _TestSupport
     #expect(r.status == 0, "\(r.stderr)")
     #expect(bytes(fit) > 0 && bytes(fit) <= budget, "\(bytes(fit)) of \(budget)")
     #expect(r.stderr.contains("within --max-bytes") && r.stderr.contains("crf "), "\(r.stderr)")
+    // The kept try passed the loop check, and `check` says the same of the written file.
+    #expect(r.stderr.contains("; the loop check passed (seam "), "\(r.stderr)")
+    let checked = try runLoopsmith(["check", fit])
+    #expect(checked.status == 0 && checked.stdout.contains("PASS"), "\(checked.stdout)")
     // The decoded file is the whole loop.
     let reader = try VideoReader(path: fit)
     var frames = 0
@@ -85,7 +89,8 @@ import _TestSupport
     let none = dir.path("none.webm")
     let f = try runLoopsmith(["render"] + Self.small + ["--max-bytes", "0.2K", "-o", none])
     #expect(f.status == 1, "\(f.stderr)")
-    #expect(f.stderr.contains("cannot fit") && f.stderr.contains("smallest"), "\(f.stderr)")
+    #expect(f.stderr.contains("cannot fit") && f.stderr.contains("smallest it reached is"), "\(f.stderr)")
+    #expect(f.stderr.split(separator: "\n").count == 1, "\(f.stderr)")
     #expect(!FileManager.default.fileExists(atPath: none))
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted() == ["fit.webm", "free.webm"])
 

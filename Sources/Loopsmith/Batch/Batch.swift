@@ -17,6 +17,8 @@ public struct BatchOptions: Sendable {
   /// Applied to every preset (`--size`, `--scale`, `--fps`, `--duration`), for tests and CI.
   public var overrides = RenderRequest()
   public var gallery = false
+  /// The gallery posters' format (`--poster-format`): PNG, JPEG or WebP.
+  public var posterFormat = OutputFormat.png
   /// `-n`: a preset that would write over an existing file fails instead (up-to-date presets are
   /// still skipped: they write nothing).
   public var noOverwrite = false
@@ -639,9 +641,10 @@ public enum Batch {
       }
       if drawsPoster,
         !FileManager.default.fileExists(
-          atPath: (dir as NSString).appendingPathComponent(Gallery.posterName(p.source.name)))
+          atPath: (dir as NSString).appendingPathComponent(
+            Gallery.posterName(p.source.name, format: options.posterFormat)))
       {
-        Gallery.tryPoster(p, dir: dir)
+        Gallery.tryPoster(p, dir: dir, format: options.posterFormat)
       }
       return kept
     }
@@ -652,9 +655,11 @@ public enum Batch {
     do {
       // The gallery's poster is frame 0 of this very render, written beside its outputs; with
       // --split, the part that holds frame 0 draws it.
-      let withPoster = drawsPoster ? Gallery.addingPoster(to: job, preset: p.source.name, dir: dir) : nil
+      let withPoster =
+        drawsPoster
+        ? Gallery.addingPoster(to: job, preset: p.source.name, dir: dir, format: options.posterFormat) : nil
       let result = try RenderPipeline.run(withPoster ?? job)
-      if drawsPoster && withPoster == nil { Gallery.tryPoster(p, dir: dir) }
+      if drawsPoster && withPoster == nil { Gallery.tryPoster(p, dir: dir, format: options.posterFormat) }
       let seconds = Date().timeIntervalSince(start)
       return zip(p.outputs, zip(job.outputs, result.files)).map { name, pair in
         let (settings, file) = pair
@@ -751,10 +756,11 @@ public enum Batch {
           }
           copies.append((src, try Confinement.path(path, in: out, field: "outputs[\(i)].path", file: manifestFile)))
         }
-        let poster = Gallery.posterName(e.preset)
-        let src = (dir as NSString).appendingPathComponent(poster)
-        if isRegularFile(src), Confinement.isInside(src, folder: dir), !copies.contains(where: { $0.src == src }) {
-          copies.append((src, (out as NSString).appendingPathComponent(poster)))
+        for poster in Gallery.posterNames(e.preset) {
+          let src = (dir as NSString).appendingPathComponent(poster)
+          if isRegularFile(src), Confinement.isInside(src, folder: dir), !copies.contains(where: { $0.src == src }) {
+            copies.append((src, (out as NSString).appendingPathComponent(poster)))
+          }
         }
       }
     }

@@ -6,8 +6,36 @@ import Video
 public enum Gallery {
   public static let fileName = "index.html"
 
-  /// Where a preset's poster goes, relative to the folder.
-  public static func posterName(_ preset: String) -> String { "posters/\(preset).png" }
+  /// Where a preset's poster goes, relative to the folder: PNG unless `batch --poster-format` asks
+  /// for JPEG or WebP.
+  public static func posterName(_ preset: String, format: OutputFormat = .png) -> String {
+    "posters/\(preset).\(format.rawValue)"
+  }
+
+  /// `--poster-format`'s value, checked: png, jpg (or jpeg) or webp.
+  public static func posterFormat(_ text: String) throws -> OutputFormat {
+    guard let format = OutputFormat(path: "poster." + text), RenderRequest.posterFormats.contains(format) else {
+      throw InputError("--poster-format: '\(text)' is not a poster format; expected png, jpg or webp")
+    }
+    return format
+  }
+
+  /// Every name a preset's poster may have, PNG first.
+  static func posterNames(_ preset: String) -> [String] {
+    RenderRequest.posterFormats.map { posterName(preset, format: $0) }
+  }
+
+  /// The poster the page shows for `preset`: the first of its names that is a file in `dir`.
+  static func existingPoster(_ preset: String, dir: String) -> String? {
+    posterNames(preset).first { FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent($0)) }
+  }
+
+  /// Removes the preset's posters in formats other than `format`, so the page shows the one asked for.
+  static func removeOtherPosters(_ preset: String, format: OutputFormat, dir: String) {
+    for name in posterNames(preset) where name != posterName(preset, format: format) {
+      try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
+    }
+  }
 
   /// Frame 0 of the preset's loop as a PNG, for a preset whose outputs are up to date (a render
   /// writes its poster itself, `addingPoster`): the same request with the poster as its only output
@@ -15,9 +43,10 @@ public enum Gallery {
   /// clip starts on frame 0 of its FROM value's loop, so its poster is that loop's frame 0: the
   /// request without the transition, the effect's transition parameter set to FROM, and the loop's
   /// own length (as the clip plans it).
-  static func poster(_ p: Batch.Prepared, dir: String) throws {
+  static func poster(_ p: Batch.Prepared, dir: String, format: OutputFormat = .png) throws {
     guard let request = p.request else { return }
-    let path = (dir as NSString).appendingPathComponent(posterName(p.source.name))
+    removeOtherPosters(p.source.name, format: format, dir: dir)
+    let path = (dir as NSString).appendingPathComponent(posterName(p.source.name, format: format))
     try FileManager.default.createDirectory(
       atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     _ = try RenderPipeline.run(posterRequest(request, job: p.job, to: path).job())
@@ -42,8 +71,9 @@ public enum Gallery {
   /// `job` writing the preset's poster too, from the same render (`RenderJob.posters`): a
   /// transition clip's frame 0 is its FROM loop's frame 0, as `posterRequest` draws it. Nil when
   /// the posters folder cannot be made inside `dir`; the poster is then drawn on its own.
-  static func addingPoster(to job: RenderJob, preset: String, dir: String) -> RenderJob? {
-    let path = (dir as NSString).appendingPathComponent(posterName(preset))
+  static func addingPoster(to job: RenderJob, preset: String, dir: String, format: OutputFormat = .png) -> RenderJob? {
+    removeOtherPosters(preset, format: format, dir: dir)
+    let path = (dir as NSString).appendingPathComponent(posterName(preset, format: format))
     let folder = (path as NSString).deletingLastPathComponent
     guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
       Confinement.isInside(folder, folder: dir)
@@ -53,11 +83,12 @@ public enum Gallery {
 
   /// Writes the poster, or leaves none: a poster is a picture for the page, never a reason to fail
   /// (or half-write) its preset, whose outputs are already rendered.
-  static func tryPoster(_ p: Batch.Prepared, dir: String) {
+  static func tryPoster(_ p: Batch.Prepared, dir: String, format: OutputFormat = .png) {
     do {
-      try poster(p, dir: dir)
+      try poster(p, dir: dir, format: format)
     } catch {
-      try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(posterName(p.source.name)))
+      try? FileManager.default.removeItem(
+        atPath: (dir as NSString).appendingPathComponent(posterName(p.source.name, format: format)))
     }
   }
 
@@ -127,9 +158,7 @@ public enum Gallery {
         continue
       }
       let src = url(path)
-      let poster = posterName(e.preset)
-      let hasPoster = FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(poster))
-      let posterAttr = hasPoster ? " poster=\"\(url(poster))\"" : ""
+      let posterAttr = existingPoster(e.preset, dir: dir).map { " poster=\"\(url($0))\"" } ?? ""
       let caption =
         "<figcaption><b>\(escape(e.preset))</b> \(escape(path)) · \(e.width)×\(e.height) · \(e.frames) frames, \(ParameterValueFormat.seconds(e.duration)) s</figcaption>"
       let body: String

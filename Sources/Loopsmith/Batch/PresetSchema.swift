@@ -104,7 +104,7 @@ public enum PresetSchema {
         ],
       ]
     case .outputs:
-      let exts = OutputFormat.allCases.map(\.rawValue).joined(separator: "|")
+      let exts = OutputFormat.extensions.joined(separator: "|")
       out["type"] = "array"
       (out["minItems"], out["maxItems"]) = (1, 16)
       out["items"] = ["type": "string", "pattern": "^[^/.][^/]*\\.(\(exts))$"]

@@ -32,8 +32,11 @@ final class Encoder {
     self.filePath = filePath
     descriptor = temporary.descriptor
     path = settings.path
-    // GIF frames arrive as RGBA and become palette indices here (GIFPalette).
-    pixelFormat = settings.codec.spec.indexedColour ? AV_PIX_FMT_PAL8 : layout.libavFormat
+    // GIF frames arrive as RGBA and become palette indices here (GIFPalette); JPEG's arrive as RGB
+    // and become full-range YUV (JPEGSamples).
+    pixelFormat =
+      settings.codec.spec.indexedColour
+      ? AV_PIX_FMT_PAL8 : settings.codec.spec.fullRangeYUV ? Self.jpegPixelFormat : layout.libavFormat
     let path = settings.path
 
     output = try OutputContext(muxer: settings.format.spec.muxer, path: filePath)
@@ -68,6 +71,10 @@ final class Encoder {
       c.pointee.colorspace = AVCOL_SPC_BT709
       c.pointee.color_range = AVCOL_RANGE_MPEG
       c.pointee.chroma_sample_location = layout.chromaLocation
+    }
+    if settings.codec.spec.fullRangeYUV {  // JFIF: BT.601, full range
+      c.pointee.colorspace = AVCOL_SPC_BT470BG
+      c.pointee.color_range = AVCOL_RANGE_JPEG
     }
     let options = Options()
     try Self.configureCodec(c, options, settings)
@@ -124,6 +131,11 @@ final class Encoder {
     // writes goes to a temporary that is about to be deleted.
     if headerWritten && !trailerWritten && settings.format == .gif { av_write_trailer(output.pointer) }
   }
+
+  /// What the mjpeg encoder takes: 4:4:4, no chroma halved (docs/ENCODING.md, JPEG).
+  static let jpegPixelFormat = AV_PIX_FMT_YUVJ444P
+  /// The mjpeg quantiser scale: 2 of 1 (best) to 31 (docs/ENCODING.md, JPEG).
+  static let jpegQuantiser = 2
 
   /// The GOP length: the whole loop, so the only key frame is frame 0 (docs/ENCODING.md, Seamless loops).
   /// Very long loops get the largest divisor of N not above 600, so seeking still works.
@@ -219,6 +231,13 @@ final class Encoder {
       options.set("lossless", "0")
     case .gif:
       break
+    case .jpeg:
+      // A fixed quantiser scale (docs/ENCODING.md, JPEG): qmin = qmax pins it, whatever the frame's
+      // own quality field says; the optimal Huffman tables are libav's default.
+      c.pointee.gop_size = 0
+      c.pointee.flags |= Int32(AV_CODEC_FLAG_QSCALE)
+      c.pointee.global_quality = Int32(FF_QP2LAMBDA) * Int32(Self.jpegQuantiser)
+      (c.pointee.qmin, c.pointee.qmax) = (Int32(Self.jpegQuantiser), Int32(Self.jpegQuantiser))
     case .rawvideo:
       break
     }
@@ -245,6 +264,8 @@ final class Encoder {
     try check(av_frame_make_writable(f), "av_frame_make_writable", path: path)
     if indexedColour {
       try fillPaletteFrame(f, from: converted)
+    } else if settings.codec.spec.fullRangeYUV {
+      try fillJPEGFrame(f, from: converted)
     } else {
       try copyPlanes(f, from: converted)
     }
@@ -283,6 +304,21 @@ final class Encoder {
         }
       }
     }
+  }
+
+  /// The converted RGB as full-range YUV planes, for the mjpeg encoder.
+  private func fillJPEGFrame(_ f: UnsafeMutablePointer<AVFrame>, from converted: ConvertedFrame) throws {
+    let plane = converted.planes[0]
+    guard let y = f.pointee.data.0, let cb = f.pointee.data.1, let cr = f.pointee.data.2 else {
+      throw VideoError.libav(
+        function: "av_frame_get_buffer", code: clibav_error(EINVAL), message: "YUV frame without planes", path: path)
+    }
+    JPEGSamples.fill(
+      rgb: plane.pointer.assumingMemoryBound(to: UInt8.self), rgbBytesPerRow: plane.bytesPerRow,
+      width: converted.width, rows: converted.height, planes: (y, cb, cr),
+      strides: (Int(f.pointee.linesize.0), Int(f.pointee.linesize.1), Int(f.pointee.linesize.2)))
+    f.pointee.colorspace = AVCOL_SPC_BT470BG
+    f.pointee.color_range = AVCOL_RANGE_JPEG
   }
 
   /// Adds a frame's pixels to the GIF palette; only before the first frame is encoded.

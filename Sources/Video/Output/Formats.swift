@@ -9,13 +9,22 @@ import Foundation
 /// The kind of file written, picked from the output path's extension.
 public enum OutputFormat: String, CaseIterable, Sendable {
   case mp4, webm, mov, png, gif, apng, webp, y4m
+  case jpg
+
+  /// Other extensions that name a format: `.jpeg` is a JPEG as `.jpg` is.
+  public static let aliases: [String: OutputFormat] = ["jpeg": .jpg]
+
+  /// Every extension a path may end in, the aliases last: "mp4", ..., "jpg", "jpeg".
+  public static var extensions: [String] { allCases.map(\.rawValue) + aliases.keys.sorted() }
 
   /// The format for `path`'s extension, case-insensitive; `-` means Y4M on stdout.
   /// Nil when the extension is none of the formats.
   public init?(path: String) {
     if path == "-" { self = .y4m; return }
     guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
-    self.init(rawValue: path[path.index(after: dot)...].lowercased())
+    let ext = path[path.index(after: dot)...].lowercased()
+    guard let format = OutputFormat(rawValue: ext) ?? Self.aliases[ext] else { return nil }
+    self = format
   }
 
   /// Whether the format holds a sequence of frames (a PNG holds one still).
@@ -60,6 +69,11 @@ public enum OutputFormat: String, CaseIterable, Sendable {
       ContainerSpec(
         muxer: "yuv4mpegpipe", codecs: [.rawvideo], mimeType: "video/x-yuv4mpeg", page: .link, audioEncoder: nil,
         isAnimated: true, loop: nil, muxerOptions: { _ in [] })
+    case .jpg:
+      // A poster or still for pages and apps that want JPEG; image2pipe writes the one packet as it is.
+      ContainerSpec(
+        muxer: "image2pipe", codecs: [.jpeg], mimeType: "image/jpeg", page: .image, audioEncoder: nil,
+        isAnimated: false, loop: nil, muxerOptions: { _ in [] })
     }
   }
 }
@@ -67,6 +81,7 @@ public enum OutputFormat: String, CaseIterable, Sendable {
 /// The codec inside the file.
 public enum VideoCodec: String, CaseIterable, Sendable {
   case h264, hevc, vp9, av1, prores, png, gif, apng, webp, rawvideo
+  case jpeg
 
   /// Whether the codec stores YUV 4:2:0 (both sizes must then be even).
 
@@ -130,6 +145,13 @@ public enum VideoCodec: String, CaseIterable, Sendable {
       CodecSpec(
         encoder: "rawvideo", libavName: "rawvideo", layouts: .yuv420(tenBit: true, alpha: false), quality: nil,
         minimumSide: 2, maximumSide: 32767)
+    case .jpeg:
+      // Baseline JPEG through libav's mjpeg encoder: RGB from the converter becomes full-range
+      // BT.601 YUV 4:4:4 as the encoder takes each frame (JPEGSamples; docs/ENCODING.md, JPEG).
+      // No alpha: a transparent effect is drawn over its background.
+      CodecSpec(
+        encoder: "mjpeg", libavName: "mjpeg", layouts: Layouts(eight: .rgb24, ten: nil, alphaEight: nil, alphaTen: nil),
+        quality: nil, minimumSide: 1, maximumSide: 32767, fullRangeYUV: true)
     }
   }
 
@@ -280,6 +302,8 @@ public struct CodecSpec: Sendable {
   public var onePacket = false
   /// Whether the encoder takes palette indices (PAL8) made from straight RGBA.
   var indexedColour = false
+  /// Whether the encoder takes full-range BT.601 YUV (JPEG), made from the RGB layout as it takes each frame.
+  var fullRangeYUV = false
   /// The `codecs` parameter of a stream's MIME type (RFC 6381), or nil for codecs without one.
   public var codecsParameter: (@Sendable (StreamInfo) -> String)? = nil
 
@@ -364,7 +388,7 @@ extension CodecSpec {
 
 extension OutputFormat {
   /// Every extension, dotted: ".mp4 .webm .mov ...".
-  public static var extensionList: String { allCases.map { "." + $0.rawValue }.joined(separator: " ") }
+  public static var extensionList: String { extensions.map { "." + $0 }.joined(separator: " ") }
 }
 
 extension VideoCodec {
