@@ -51,10 +51,11 @@ import _TestSupport
         #expect(report.passed, "\(label): \(figures)")
         continue
       }
-      // A known issue covers jumps inside the loop only: every other rule still holds.
+      // A known issue covers the jumps it names (inside the loop, and the seam's only where it
+      // says so): every other rule still holds.
       #expect(report.judgement.passed, "\(label): \(figures)")
       let seamJumps = against.jumps.filter(\.isSeam)
-      #expect(seamJumps.isEmpty, "\(label): \(figures)")
+      #expect(known.seam || seamJumps.isEmpty, "\(label): \(figures)")
       #expect(report.failures.count <= 1 && against.jumps.count <= known.most, "\(label): \(figures)")
       withKnownIssue("\(label): \(known.figures)") {
         #expect(against.jumps.isEmpty, "\(label): \(figures)")
@@ -67,17 +68,22 @@ import _TestSupport
     ([effect] + set.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [file]).joined(separator: " ")
   }
 
-  /// Files whose encoding still jumps beyond the source inside the loop (the seam passes), with
-  /// the figures measured and the most jumps allowed before it counts as worse (docs/ENCODING.md,
-  /// Loop tuning). A fix makes the known issue fail as unrecorded: remove its row then.
-  static let knownIssues: [String: (figures: String, most: Int)] = [
+  /// Files whose encoding still jumps beyond the source, with the figures measured, the most
+  /// jumps allowed before it counts as worse, and whether the seam is one of them
+  /// (docs/ENCODING.md, Loop tuning). A fix makes the known issue fail as unrecorded: remove its
+  /// row then.
+  static let knownIssues: [String: (figures: String, most: Int, seam: Bool)] = [
     "weather weather=clearDay vp9.webm": (
       "VP9 re-codes the slow sky in steps beyond the source: 23 of 480 steps jump, the worst 477->478 at 3.00 codes against the source's 0.82 (0.77 over 1.5 x source + 1), 307->308 3.15 against 0.94; the seam passes (0.32 against 0.88)",
-      30
+      30, false
     ),
     "weather weather=clearNight vp9.webm": (
       "VP9 re-codes the slow sky in steps beyond the source: 8 of 144 steps jump, the worst 15->16 at 1.59 codes against the source's 0.15 (0.37 over 1.5 x source + 1), 81->82 1.46 against 0.16, 136->137 1.44 against 0.20; the seam passes (0.22 against 0.18)",
-      12
+      12, false
+    ),
+    "weather weather=clearNight hevc.mp4": (
+      "x265 (untuned) steps into its only key frame at the seam: 143->0 moves 1.29 codes against the source's 0.18 (0.02 over 1.5 x source + 1); every other step passes. It passed by a hair before the chroma filter changed the samples",
+      1, true
     ),
   ]
 
