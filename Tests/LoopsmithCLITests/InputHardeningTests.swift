@@ -180,7 +180,7 @@ import _TestSupport
     #expect(one.status == 0, "\(one.stderr)")
   }
 
-  @Test(arguments: ["12Q", "0", "-1G", "G", "1.5G", "0x10M", "1K", "99999999999999999999G"])
+  @Test(arguments: ["12Q", "0", "-1G", "G", "1.5.5G", "0.001M", "0x10M", "1K", "99999999999999999999G"])
   func aBadMemoryLimitIsRefused(value: String) throws {
     let dir = TemporaryDirectory()
     let r = try Self.run(["render", "color-orbs", "--memory-limit", value, "-o", "out.mp4"] + Self.small, in: dir.url)
