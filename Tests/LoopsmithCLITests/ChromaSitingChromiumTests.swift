@@ -64,11 +64,18 @@ import _TestSupport
       const video = document.createElement('video'); video.muted = true; video.preload = 'auto'; video.src = file;
       document.body.appendChild(video);
       video.addEventListener('loadeddata', () => {
-        video.addEventListener('seeked', () => {
-          try { report[file] = { size: video.videoWidth + 'x' + video.videoHeight, canvas2d: canvas2d(video), webgl: webgl(video) }; }
-          catch (e) { report[file] = { error: String(e) }; }
+        // A busy machine can hand back an empty picture just after the seek (no red anywhere, so
+        // no centroid): read again a little later, up to 40 times, before reporting it.
+        const measure = (attempt) => {
+          try {
+            const r = { size: video.videoWidth + 'x' + video.videoHeight, canvas2d: canvas2d(video), webgl: webgl(video) };
+            const empty = [r.canvas2d, r.webgl].some(v => Array.isArray(v) && !v.every(Number.isFinite));
+            if (empty && attempt < 40) { setTimeout(() => measure(attempt + 1), 50); return; }
+            report[file] = r;
+          } catch (e) { report[file] = { error: String(e) }; }
           if (--pending === 0) out.textContent = JSON.stringify(report);
-        }, { once: true });
+        };
+        video.addEventListener('seeked', () => measure(0), { once: true });
         video.currentTime = 0;
       }, { once: true });
       video.addEventListener('error', () => {
