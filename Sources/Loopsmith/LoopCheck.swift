@@ -50,11 +50,15 @@ public struct LoopCheck: Sendable {
   }
 
   /// Decodes `path` (and, for a splice, `then`: the end of `path` into the start of `then`) and
-  /// judges it; `against` re-renders its source to compare each step with.
+  /// judges it; `against` re-renders its source to compare each step with. `name` is what the
+  /// report and its messages call the file, and its extension gives the format the source is
+  /// rendered for (a render's temporary file is checked under its output's name); `path` by default.
   public static func run(
-    path: String, then next: String? = nil, against: Source = .none, threads: Int = 2
+    path file: String, named name: String? = nil, then next: String? = nil, against: Source = .none,
+    threads: Int = 2
   ) throws -> LoopCheck {
-    let reader = try VideoReader(path: path, keepAlpha: true)
+    let path = name ?? file
+    let reader = try VideoReader(path: file, keepAlpha: true)
     let info = reader.info
     var failures: [String] = []
     var notes: [String] = []
@@ -183,7 +187,7 @@ public struct LoopCheck: Sendable {
 
     var audio: AudioSeam?
     if info.hasAudio, next == nil {
-      let judged = AudioSeam.judge(try AudioEnds.read(path: path))
+      let judged = AudioSeam.judge(try AudioEnds.read(path: file))
       if let failure = judged.failure { failures.append(failure) }
       audio = judged
     }

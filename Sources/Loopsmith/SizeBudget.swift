@@ -180,7 +180,7 @@ public enum SizeBudget {
           chosen = (q, writer, nil)
           break
         }
-        let report = try loopCheck(writer, settings, threads: job.threads, folder: folder)
+        let report = try loopCheck(writer, settings, threads: job.threads)
         if report.passed {
           chosen = (q, writer, report)
           break
@@ -250,21 +250,14 @@ public enum SizeBudget {
   /// the source its preset tag names (re-rendered losslessly), and its stream facts. Messages name
   /// the output, not the temporary file.
   private static func loopCheck(
-    _ writer: VideoWriter, _ settings: OutputSettings, threads: Int, folder: String
+    _ writer: VideoWriter, _ settings: OutputSettings, threads: Int
   ) throws -> LoopCheck {
     guard let file = writer.flushedFile else {
       throw RenderFailure("\(settings.path): the encode was not flushed before its loop check")
     }
-    // The tag's request names the output, whose extension picks the format the source is rendered
-    // for; the temporary's name has none, so the check reads it through a link that has.
-    let link = folder + "/check-\(UUID().uuidString)." + (settings.path as NSString).pathExtension
-    guard symlink(file.path, link) == 0 else {
-      throw RenderFailure("\(link): cannot link the encode for its loop check: \(String(cString: strerror(errno)))")
-    }
-    defer { unlink(link) }
-    var report = try LoopCheck.run(path: link, against: .tag, threads: threads)
-    report.failures = report.failures.map { $0.replacingOccurrences(of: link, with: settings.path) }
-    return report
+    // Read under the output's name: its extension picks the format the tag's source is rendered
+    // for, and the messages name the output, not the temporary file.
+    return try LoopCheck.run(path: file.path, named: settings.path, against: .tag, threads: threads)
   }
 
   /// One encode of the kept frames with `settings`, flushed under its temporary name (the caller
