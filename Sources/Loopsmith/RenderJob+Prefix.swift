@@ -6,14 +6,11 @@ extension RenderJob {
   public func prefix(_ frames: Int) -> RenderJob {
     precondition(frames >= 1, "a prefix of \(frames) frames must hold at least one")
     let n = min(frames, frameCount)
-    let outputs = self.outputs.map { settings -> OutputSettings in
-      var s = settings
-      s.frameCount = n
-      return s
-    }
-    return RenderJob(
-      effectType: effectType, values: values, environment: environment, width: width, height: height, scale: scale,
-      fps: fps, frameCount: n, fixedTime: fixedTime, plan: plan, outputs: outputs, threads: threads, levels: levels,
-      transition: transition)
+    var job = self
+    job.frameCount = n
+    for i in job.outputs.indices { job.outputs[i].frameCount = n }
+    // A timing clip: no notices to print, no posters, no size search or platform check.
+    (job.notices, job.posters, job.maxBytes, job.platform) = ([], [], nil, nil)
+    return job
   }
 }

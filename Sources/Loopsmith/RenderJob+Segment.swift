@@ -19,24 +19,19 @@ extension RenderJob {
     if let stdout = outputs.first(where: { $0.path == "-" }) {
       throw InputError("--frames: '\(stdout.path)' (stdout) cannot be joined; expected a file")
     }
-    let outputs = self.outputs.map { settings -> OutputSettings in
-      var s = settings
-      s.frameCount = b - a
-      s.segment = FrameSegment(first: a, end: b, total: frameCount)
-      return s
-    }
-    var job = RenderJob(
-      effectType: effectType, values: values, environment: environment, width: width, height: height, scale: scale,
-      fps: fps, frameCount: b - a, fixedTime: fixedTime, plan: plan, outputs: outputs, threads: min(threads, b - a),
-      levels: levels, transition: transition)
+    var job = self
+    job.frameCount = b - a
+    job.threads = min(threads, b - a)
     job.firstFrame = a
-    (job.notices, job.maxBytes, job.platform) = (notices, maxBytes, platform)
+    for i in job.outputs.indices {
+      job.outputs[i].frameCount = b - a
+      job.outputs[i].segment = FrameSegment(first: a, end: b, total: frameCount)
+    }
     if !posters.isEmpty && a != 0 {
       throw InputError(
         "--poster: shows frame 0, which segment --frames \(text) does not render; give it to the segment starting at 0"
       )
     }
-    job.posters = posters
     return job
   }
 

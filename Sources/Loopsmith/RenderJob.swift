@@ -14,15 +14,17 @@ public struct RenderJob: Sendable {
   /// Pixels per point.
   public let scale: Double
   public let fps: Int
-  /// Frames in the file: the loop's N, or 1 for a still.
-  public let frameCount: Int
+  /// Frames in the file: the loop's N, or 1 for a still. Settable inside the module, with
+  /// `outputs` and `threads`, so a job cut from another (a segment, a prefix) is a copy that keeps
+  /// every other field, however many the type grows.
+  public internal(set) var frameCount: Int
   /// The moment every frame shows, for a still (`--time`); nil for a loop sampled at i / fps.
   public let fixedTime: Double?
   /// How each moving layer is made periodic; nil for stills.
   public let plan: LoopPlan?
-  public let outputs: [OutputSettings]
+  public internal(set) var outputs: [OutputSettings]
   /// Render threads.
-  public let threads: Int
+  public internal(set) var threads: Int
   /// The voice orb's levels over time, from a level file or an audio envelope.
   public let levels: LevelTrack?
   /// The transition this clip makes, or nil for a loop or a still.
