@@ -41,3 +41,9 @@ public func runLoopsmith(
     status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
     stderr: String(decoding: errData, as: UTF8.self))
 }
+
+/// What a command's help (`loopsmith help NAME`, `NAME --help`) lacks: its `usage` text, and a line
+/// for each of `options` (two spaces, the option, a space, its description). Empty when it has all.
+public func missingFromHelp(_ help: String, usage: String, options: [String]) -> [String] {
+  (help.contains(usage) ? [] : ["usage: \(usage)"]) + options.filter { !help.contains("  \($0) ") }
+}
