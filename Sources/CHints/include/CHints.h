@@ -13,6 +13,12 @@ static inline void chints_prefetch(const void *address) { __builtin_prefetch(add
 // blend will read and write back (Raster's spans over a 33 MB canvas).
 static inline void chints_prefetch_write(void *address) { __builtin_prefetch(address, 1, 3); }
 
+// Eight square roots at once (`sqrtps`; one `vsqrtps` in the x86-64-v3 build), correctly rounded as
+// Swift's `squareRoot()`, whose SIMD8 form takes a scalar library call a lane (Raster's fused
+// discs: GraphicsContext+Discs.swift). Swift imports the vector type as SIMD8<Float>.
+typedef float chints_float8 __attribute__((ext_vector_type(8)));
+static inline chints_float8 chints_sqrt8(chints_float8 v) { return __builtin_elementwise_sqrt(v); }
+
 // The x86 instruction sets the C side of this build was compiled for, one bit each: SSE4.1,
 // SSE4.2, AVX, AVX2, FMA, BMI2, F16C, AVX-512F (`make build CPU=x86-64-v3` passes -march=haswell
 // to both compilers, so Swift's code assumes the same). `loopsmith doctor` prints them.

@@ -36,18 +36,28 @@ public struct ColorOrbs: Effect {
 
   public func draw(in context: inout GraphicsContext, clock: Clock) {
     // The orbs are soft radial falloffs: a tail crossfade hides where a loop cannot keep their
-    // slow, unrelated rates whole. Each moment is the base with its orbs screened onto it.
-    context.drawSoftLayer("orbs", clock: clock) { layer, moment in drawMoment(in: layer, clock: moment) }
-  }
-
-  private func drawMoment(in context: GraphicsContext, clock: Clock) {
+    // slow, unrelated rates whole. Each moment is the base with its orbs screened onto it, as
+    // `drawSoftLayer` draws it; a crossfade's moments are shaded and mixed together a row at a
+    // time (`GraphicsContext.fill(base:blendedDiscs:weights:mode:)`), the same bits.
+    let samples = clock.samples(for: "orbs")
     let size = context.size
+    if samples.count > 1 {
+      context.fill(
+        base: base, blendedDiscs: samples.map { discs(clock: $0.clock, size: size) }, weights: samples.map(\.weight),
+        mode: .screen)
+      return
+    }
     context.fill(Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height)), with: .color(base))
-    var context = context
-    context.blendMode = .screen
+    var orbs = context
+    orbs.blendMode = .screen
     // Each orb is a radial falloff filling its circle, screened on in turn: drawn together, a row
     // at a time (`GraphicsContext.fill(discs:)`).
-    let discs = colors.enumerated().map { index, color in
+    orbs.fill(discs: discs(clock: samples[0].clock, size: size))
+  }
+
+  /// The orbs at `clock`'s moment on a screen of `size` points.
+  private func discs(clock: Clock, size: (width: Double, height: Double)) -> [GradientDisc] {
+    colors.enumerated().map { index, color in
       let orb = ColorOrbsMath.orb(index: index, clock: clock, speed: speed, width: size.width, height: size.height)
       let falloff = Gradient(stops: [
         .init(color: color.opacity(0.9), location: 0),
@@ -56,7 +66,6 @@ public struct ColorOrbs: Effect {
       ])
       return GradientDisc(falloff, center: Point(orb.x, orb.y), endRadius: Float(orb.radius))
     }
-    context.fill(discs: discs)
   }
 }
 

@@ -1,3 +1,5 @@
+import CHints
+
 // Gradient discs: radial gradients that fade out at their end radius, each filling the disc it
 // fades over (Color Orbs' orbs), drawn together a row at a time instead of one full pass each.
 
@@ -25,18 +27,21 @@ extension GraphicsContext {
   /// Fills each disc in turn, as one `fill(disc.path, with: disc.shading)` each, with this
   /// context's state.
   ///
-  /// When the discs can be drawn together (`fusedDiscs`), they are: each row of the target is
-  /// read once, every disc that reaches it is shaded and blended onto it in order while it is in
-  /// cache, and written once, where one fill a disc would stream the whole target through memory
-  /// once a disc. A disc touches only the pixels inside its end radius (beyond it its gradient is
-  /// transparent: blending nothing), and rows and spans no disc reaches are not touched at all.
+  /// When the discs can be drawn together (`fusedDiscs`), they are (`DiscRows`): eight pixels at
+  /// a time are read once, transposed to a vector a channel, every disc that reaches them is
+  /// shaded and blended on in order, and they are written once, where one fill a disc would
+  /// stream the whole target through memory once a disc. A disc touches only the pixels inside
+  /// its end radius (beyond it its gradient is transparent: blending nothing), and rows and
+  /// spans no disc reaches are not touched at all.
   ///
-  /// The colors are the same bits as one fill a disc's; the coverage differs on the rim: the
-  /// fills cover the flattened ellipse's exact area (its Béziers bulge past the circle by 0.027%
-  /// of the radius), this the disc's, from each pixel center's distance to the rim (1 inside,
-  /// falling to 0 half a pixel outside). Discs are drawn together only when their gradients have
-  /// faded enough at the rim for that to move no pixel by more than half an 8-bit code
-  /// (`rimCoverageError`; `GradientDiscTests`): the soft orbs of Color Orbs from 360x640 pixels up.
+  /// The colors come from the gradient's stops (`Falloff`, a multiply-add a channel) instead of
+  /// the fill's table, within 2e-5 of the gradient (`DiscFalloffTests`); the coverage differs on
+  /// the rim: the fills cover the flattened ellipse's exact area (its Béziers bulge past the
+  /// circle by 0.027% of the radius), this the disc's, from each pixel center's distance to the
+  /// rim (1 inside, falling to 0 half a pixel outside). Discs are drawn together only when their
+  /// gradients have faded enough at the rim for that to move no pixel by more than half an 8-bit
+  /// code (`rimCoverageError`; `GradientDiscTests`): the soft orbs of Color Orbs from 360x640
+  /// pixels up.
   public func fill(discs: [GradientDisc]) {
     guard let fused = fusedDiscs(discs) else {
       for disc in discs { fill(disc.path, with: disc.shading) }
@@ -57,103 +62,437 @@ extension GraphicsContext {
   /// The discs in the target's pixels when `fill(discs:)` may draw them together, else nil:
   /// nothing applies but the opacity and blend mode (no filter, no clip), the transform keeps
   /// circles circles on the pixel grid (a scale, the same on both axes, and a translation), and
-  /// each gradient is transparent from its end radius on (its last stop has alpha 0) and faint
-  /// enough over the pixel inside it that the rim's coverage moves no channel by more than half
-  /// a code (two rims crossing on one pixel: one code).
-  func fusedDiscs(_ discs: [GradientDisc]) -> [PixelDisc]? {
+  /// each gradient is transparent from its end radius on (its last stop has alpha 0), mixes its
+  /// stops premultiplied at distinct locations (so it is straight pieces `Falloff` evaluates),
+  /// and is faint enough over the pixel inside its rim that the rim's coverage moves no channel
+  /// by more than half a code (two rims crossing on one pixel: one code).
+  func fusedDiscs(_ discs: [GradientDisc]) -> FusedDiscs? {
     guard surface.fusesDiscs, filters.isEmpty, clipMask == nil, transform.isFinite,
       transform.b == 0, transform.c == 0, abs(transform.a) == abs(transform.d), transform.a != 0
     else { return nil }
     let scale = abs(transform.a)
     let opacity = clampedOpacity
-    var fused: [PixelDisc] = []
+    var fused = FusedDiscs()
     for disc in discs {
       guard disc.center.x.isFinite, disc.center.y.isFinite, disc.startRadius.isFinite, disc.endRadius.isFinite,
         disc.startRadius >= 0, disc.endRadius > disc.startRadius,
-        disc.gradient.stops.last.map({ $0.color.alpha == 0 }) ?? false
+        disc.gradient.stops.last.map({ $0.color.alpha == 0 }) ?? false,
+        let falloff = Falloff(disc.gradient)
       else { return nil }
-      let program = ShadingProgram(disc.shading, transform: transform)
       let radius = disc.endRadius * scale
-      // The table entries drawn within a pixel of the rim: t from 1 - 1 / (span in pixels) to 1.
-      let band = 1 / ((disc.endRadius - disc.startRadius) * scale)
-      let first = max(Int(((1 - band) * Float(GradientTable.size)).rounded(.down)), 0)
+      let span = (disc.endRadius - disc.startRadius) * scale
+      guard radius.isFinite, span > 0, span.isFinite else { return nil }
+      // The colors drawn within a pixel of the rim: t from 1 - 1 / (span in pixels) to 1. The
+      // gradient is straight between its stops, so its largest channel there is at an end of
+      // that range or at a stop inside it.
+      let band = max(1 - 1 / span, 0)
       var faint: Float = 0
-      for e in program.table[first...] { faint = max(faint, abs(e.x), abs(e.y), abs(e.z), abs(e.w)) }
+      for t in [band, 1] + disc.gradient.stops.map(\.location).filter({ $0 > band }) {
+        let c = disc.gradient.color(at: t)
+        faint = max(faint, abs(c.x), abs(c.y), abs(c.z), abs(c.w))
+      }
       guard faint * opacity * Self.rimCoverageError(radius: radius) <= 0.5 / 255 else { return nil }
       let c = transform.apply(disc.center)
-      fused.append(PixelDisc(program: program, cx: c.x, cy: c.y, radius: radius, pixelsPerUnit: scale))
+      let first = fused.segments.count
+      fused.segments += falloff.segments
+      fused.discs.append(
+        PixelDisc(
+          cx: c.x, cy: c.y, radius: radius, start: disc.startRadius * scale, invSpan: 1 / span,
+          tLow: falloff.low, tHigh: falloff.high, segments: first..<fused.segments.count))
     }
     return fused
   }
 
-  /// One disc resolved to the target's pixels.
-  struct PixelDisc {
-    let program: ShadingProgram
-    /// The center and radius in pixels, and pixels per unit of user space.
-    let cx: Float, cy: Float, radius: Float, pixelsPerUnit: Float
+  /// Discs resolved to the target's pixels, their falloffs' segments in one array (the hot loop
+  /// reads them through one pointer, with no reference to count).
+  struct FusedDiscs {
+    var discs: [PixelDisc] = []
+    var segments: [Falloff.Segment] = []
   }
 
-  private func fillFused(_ pixelDiscs: [PixelDisc]) {
+  /// One disc resolved to the target's pixels.
+  struct PixelDisc {
+    /// The center, the end radius and the start radius in pixels, and 1 / (end - start) in pixels.
+    let cx: Float, cy: Float, radius: Float, start: Float, invSpan: Float
+    /// t is held to tLow...tHigh (the first and last stops' locations: the gradient's padding).
+    let tLow: Float, tHigh: Float
+    /// Its falloff's segments in `FusedDiscs.segments`, in order of location.
+    let segments: Range<Int>
+  }
+
+  private func fillFused(_ fused: FusedDiscs) {
     let opacity = clampedOpacity
-    guard opacity > 0, !pixelDiscs.isEmpty else { return }
+    guard opacity > 0, !fused.discs.isEmpty else { return }
     let layer = target
-    let width = layer.width
-    // The rows any disc reaches, one pixel of margin past each rim: pixels outside every span
-    // below are beyond every rim, where every gradient is transparent, whatever rounding the
-    // shading's own distances carry.
-    var reached = IntRect.empty
-    for d in pixelDiscs {
-      let reach = d.radius + 1
-      reached = reached.union(IntRect(covering: Point(d.cx - reach, d.cy - reach), Point(d.cx + reach, d.cy + reach)))
-    }
-    reached = reached.intersection(layer.bounds)
-    guard !reached.isEmpty else { return }
     // A layer whose pixels are one color not written yet (a frame's base color, or clear) is
     // written here a row at a time, the discs blended on while the row is in cache: every row,
     // since this settles the whole layer.
     let pending = layer.pendingFill
+    guard !DiscRows.reached([fused], in: layer).isEmpty else { return }
     layer.pendingFill = nil
-    let rows = pending == nil ? reached.y..<reached.maxY : 0..<layer.height
-    let mode = blendMode
+    let touched = DiscRows.draw(
+      [fused], weights: [1], mode: blendMode, opacity: opacity, onto: layer, base: pending)
+    layer.dirty = layer.dirty.union(pending == nil || pending == .zero ? touched : layer.bounds)
+  }
+
+  /// What `drawBlended(weights:)` draws when moment `i` fills the whole drawing area with `base`
+  /// and then `discs[i]` with `mode` (`fill(discs:)`): a crossfade of Color Orbs.
+  ///
+  /// On a target nothing is drawn on yet, with nothing to apply (the case where `drawBlended`
+  /// draws its first moment straight into the target and adds the others in from a layer), with
+  /// an opaque base and every moment's discs fused, every moment is shaded a row at a time
+  /// from the base color, mixed by weight and written once: no layer is cleared, filled or read.
+  /// The same sums in the same order as `drawBlended`'s, so the same bits. Otherwise it is that
+  /// `drawBlended`.
+  public func fill(base: Color, blendedDiscs discs: [[GradientDisc]], weights: [Double], mode: BlendMode) {
+    let rect = Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height))
+    func drawMoments() {
+      drawBlended(weights: weights) { i, context in
+        context.fill(rect, with: .color(base))
+        context.blendMode = mode
+        context.fill(discs: discs[i])
+      }
+    }
+    var inner = GraphicsContext(surface: surface, target: target, transform: transform)
+    inner.blendMode = mode
+    let clamped = weights.map { $0 >= 0 && $0 <= 1 ? $0 : ($0 > 0 ? min($0, 1) : 0) }
+    guard discs.count == weights.count, weights.count > 1, target.dirty.isEmpty, filters.isEmpty,
+      clipMask == nil, opacity == 1, blendMode == .sourceOver, let before = target.pendingFill,
+      base.premultiplied.w == 1
+    else { return drawMoments() }
+    var moments: [FusedDiscs] = []
+    for d in discs {
+      guard let f = inner.fusedDiscs(d) else { return drawMoments() }
+      moments.append(f)
+    }
+    // The base over the whole target is only noted (`Layer.pendingFill`) when it covers every
+    // pixel: fill it as the first moment does, and take it back when it did not.
+    inner.blendMode = .sourceOver
+    inner.fill(rect, with: .color(base))
+    guard let color = target.pendingFill, color == base.premultiplied else {
+      (target.pendingFill, target.dirty) = (before, .empty)
+      return drawMoments()
+    }
+    target.pendingFill = nil
+    _ = DiscRows.draw(
+      moments, weights: clamped.map { Float($0) }, mode: mode, opacity: 1, onto: target, base: color)
+    target.dirty = target.bounds
+  }
+}
+
+/// A gradient whose stops mix premultiplied as straight pieces of t: a multiply-add a channel
+/// instead of a table's two reads and a lerp. Stops that lie on the line through their
+/// neighbours to within a millionth (a two-thousandth of an 8-bit code) are dropped: Color Orbs'
+/// falloffs (alpha 0.9, 0.45, 0 at 0, 0.5, 1) are one straight piece.
+struct Falloff {
+  /// From location `from` on, until the next segment's, the premultiplied color `a + b t`.
+  struct Segment {
+    let from: Float
+    let a: Pixel, b: Pixel
+  }
+
+  let segments: [Segment]
+  /// The first and last stops' locations: t is held to them (the gradient's padding).
+  let low: Float, high: Float
+
+  /// Nil when the gradient mixes straight colors (not straight pieces), or has no stops or two
+  /// at one location (a step).
+  init?(_ gradient: Gradient) {
+    guard gradient.alphaInterpolation == .premultiplied, let first = gradient.stops.first else { return nil }
+    let stops = gradient.stops.map { (t: $0.location, c: $0.color.premultiplied) }
+    (low, high) = (first.location, stops[stops.count - 1].t)
+    guard stops.count > 1 else {
+      segments = [Segment(from: low, a: stops[0].c, b: .zero)]
+      return
+    }
+    for i in 1..<stops.count where !(stops[i].t > stops[i - 1].t) { return nil }
+    // Keep the first stop, and each later one unless the line from the last kept to its next
+    // passes within a millionth of it and of every stop dropped since.
+    var kept = [stops[0]]
+    var dropped: [(t: Float, c: Pixel)] = []
+    for i in 1..<stops.count - 1 {
+      let p = kept[kept.count - 1], q = stops[i + 1]
+      let onLine = (dropped + [stops[i]]).allSatisfy { m in
+        let line: Pixel = p.c + (q.c - p.c) * ((m.t - p.t) / (q.t - p.t))
+        let d: Pixel = line - m.c
+        return max(max(abs(d.x), abs(d.y)), max(abs(d.z), abs(d.w))) <= 1e-6
+      }
+      if onLine {
+        dropped.append(stops[i])
+      } else {
+        kept.append(stops[i])
+        dropped = []
+      }
+    }
+    kept.append(stops[stops.count - 1])
+    segments = (0..<kept.count - 1).map { i in
+      let p = kept[i], q = kept[i + 1]
+      let b = (q.c - p.c) / (q.t - p.t)
+      return Segment(from: p.t, a: p.c - b * p.t, b: b)
+    }
+  }
+}
+
+/// Eight neighbouring pixels, a vector a channel.
+struct Pixels8 {
+  var r: Lanes, g: Lanes, b: Lanes, a: Lanes
+
+  @inline(__always) init(r: Lanes, g: Lanes, b: Lanes, a: Lanes) { (self.r, self.g, self.b, self.a) = (r, g, b, a) }
+
+  /// Eight copies of `p`.
+  @inline(__always) init(repeating p: Pixel) {
+    (r, g, b, a) = (Lanes(repeating: p.x), Lanes(repeating: p.y), Lanes(repeating: p.z), Lanes(repeating: p.w))
+  }
+
+  /// Eight pixels from memory, transposed to a vector a channel (as the YUV conversion loads them).
+  @_transparent init(loading p: UnsafePointer<Pixel>) {
+    let (p0, p1, p2, p3, p4, p5, p6, p7) = (p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7])
+    r = Lanes(lowHalf: SIMD4(p0.x, p1.x, p2.x, p3.x), highHalf: SIMD4(p4.x, p5.x, p6.x, p7.x))
+    g = Lanes(lowHalf: SIMD4(p0.y, p1.y, p2.y, p3.y), highHalf: SIMD4(p4.y, p5.y, p6.y, p7.y))
+    b = Lanes(lowHalf: SIMD4(p0.z, p1.z, p2.z, p3.z), highHalf: SIMD4(p4.z, p5.z, p6.z, p7.z))
+    a = Lanes(lowHalf: SIMD4(p0.w, p1.w, p2.w, p3.w), highHalf: SIMD4(p4.w, p5.w, p6.w, p7.w))
+  }
+
+  /// Transposed back and written as eight pixels.
+  @_transparent func store(_ p: UnsafeMutablePointer<Pixel>) {
+    p[0] = Pixel(r[0], g[0], b[0], a[0])
+    p[1] = Pixel(r[1], g[1], b[1], a[1])
+    p[2] = Pixel(r[2], g[2], b[2], a[2])
+    p[3] = Pixel(r[3], g[3], b[3], a[3])
+    p[4] = Pixel(r[4], g[4], b[4], a[4])
+    p[5] = Pixel(r[5], g[5], b[5], a[5])
+    p[6] = Pixel(r[6], g[6], b[6], a[6])
+    p[7] = Pixel(r[7], g[7], b[7], a[7])
+  }
+}
+
+/// The blend modes on eight pixels a channel at a time: `SourceOverKernel` and `ScreenKernel`'s
+/// arithmetic, channel by channel, so the same bits.
+protocol LaneBlendKernel {
+  static func blend(_ s: Pixels8, _ d: inout Pixels8)
+}
+
+enum SourceOverLanes: LaneBlendKernel {
+  @inline(__always) static func blend(_ s: Pixels8, _ d: inout Pixels8) {
+    let keep = Lanes(repeating: 1) - s.a
+    d.r = s.r + d.r * keep
+    d.g = s.g + d.g * keep
+    d.b = s.b + d.b * keep
+    d.a = s.a + d.a * keep
+  }
+}
+
+enum ScreenLanes: LaneBlendKernel {
+  @inline(__always) static func blend(_ s: Pixels8, _ d: inout Pixels8) {
+    d.r = s.r + d.r - s.r * d.r
+    d.g = s.g + d.g - s.g * d.g
+    d.b = s.b + d.b - s.b * d.b
+    d.a = s.a + d.a - s.a * d.a
+  }
+}
+
+/// The rows of `fill(discs:)` and of its crossfade: every moment's discs shaded and blended onto
+/// eight pixels at a time, a vector a channel, the moments mixed by weight, each pixel read (or
+/// started from the pending base color) and written once.
+enum DiscRows {
+  /// One disc that reaches the current row: its columns there and its vertical distance squared.
+  struct RowDisc {
+    var lo: Int, hi: Int
+    var dy2: Float
+    var disc: GraphicsContext.PixelDisc
+    /// Where its moment's segments start in the segments of all moments.
+    var segmentBase: Int
+  }
+
+  /// The rows of `layer` some disc of `moments` reaches, one pixel of margin past each rim:
+  /// pixels outside them are beyond every rim, where every gradient is transparent.
+  static func reached(_ moments: [GraphicsContext.FusedDiscs], in layer: Layer) -> IntRect {
+    var reached = IntRect.empty
+    for m in moments {
+      for d in m.discs {
+        let reach = d.radius + 1
+        reached = reached.union(
+          IntRect(covering: Point(d.cx - reach, d.cy - reach), Point(d.cx + reach, d.cy + reach)))
+      }
+    }
+    return reached.intersection(layer.bounds)
+  }
+
+  /// Draws `moments` onto `layer`, mixed by `weights` (one moment: as it is). With `base`, every
+  /// pixel starts from that color and every row is written; without, the pixels are read and
+  /// only the columns some disc reaches are written. Returns the columns the discs reach, row by
+  /// row: the pixels they may change.
+  static func draw(
+    _ moments: [GraphicsContext.FusedDiscs], weights: [Float], mode: BlendMode, opacity: Float, onto layer: Layer,
+    base: Pixel?
+  ) -> IntRect {
+    let width = layer.width
+    let reached = reached(moments, in: layer)
+    if base == nil && reached.isEmpty { return .empty }
+    let rows = base == nil ? reached.y..<reached.maxY : 0..<layer.height
+    // A pixel no disc reaches: the base, mixed by weight as the moments are.
+    var plain = Pixel.zero
+    if let base {
+      plain = moments.count == 1 ? base : base * Pixel(repeating: weights[0])
+      for w in weights.dropFirst() { plain += base * Pixel(repeating: w) }
+    }
+    // Every moment's discs that reach the current row, in order, moment `m`'s up to `ends[m]`;
+    // every moment's segments one after the other.
+    let total = moments.reduce(0) { $0 + $1.discs.count }
+    let rowDiscs = UnsafeMutablePointer<RowDisc>.allocate(capacity: max(total, 1))
+    defer { rowDiscs.deallocate() }
+    let ends = UnsafeMutableBufferPointer<Int>.allocate(capacity: moments.count)
+    defer { ends.deallocate() }
+    let mixWeights = UnsafeMutableBufferPointer<Float>.allocate(capacity: moments.count)
+    defer { mixWeights.deallocate() }
+    _ = mixWeights.initialize(from: weights)
+    let allSegments = moments.flatMap(\.segments)
+    let segments = UnsafeMutablePointer<Falloff.Segment>.allocate(capacity: max(allSegments.count, 1))
+    defer { segments.deallocate() }
+    segments.initialize(from: allSegments, count: allSegments.count)
+    var segmentBases: [Int] = []
+    var segmentCount = 0
+    for m in moments {
+      segmentBases.append(segmentCount)
+      segmentCount += m.segments.count
+    }
+    let tail = UnsafeMutablePointer<Pixel>.allocate(capacity: 8)
+    defer { tail.deallocate() }
     var touched = IntRect.empty
-    var spans = [(lo: Int, hi: Int)](repeating: (0, 0), count: pixelDiscs.count)
     for ty in rows {
       let py = Float(ty) + 0.5
       // Each disc's columns on this row: the chord through the pixel centers, widened a pixel.
-      var rowLo = width, rowHi = 0
-      for (k, d) in pixelDiscs.enumerated() {
-        let dy = py - d.cy
-        let reach = d.radius + 1
-        guard abs(dy) < reach else {
-          spans[k] = (0, 0)
-          continue
-        }
-        let half = (reach * reach - dy * dy).squareRoot() + 1
-        let lo = Int(min(max(d.cx - half, 0), Float(width)).rounded(.down))
-        let hi = Int(min(max(d.cx + half, 0), Float(width)).rounded(.up))
-        spans[k] = (lo, hi)
-        if lo < hi {
+      var rowLo = width, rowHi = 0, n = 0
+      for (m, moment) in moments.enumerated() {
+        let segmentBase = segmentBases[m]
+        for d in moment.discs {
+          let dy = py - d.cy
+          let reach = d.radius + 1
+          guard abs(dy) < reach else { continue }
+          let half = (reach * reach - dy * dy).squareRoot() + 1
+          let lo = Int(min(max(d.cx - half, 0), Float(width)).rounded(.down))
+          let hi = Int(min(max(d.cx + half, 0), Float(width)).rounded(.up))
+          guard lo < hi else { continue }
+          rowDiscs[n] = RowDisc(lo: lo, hi: hi, dy2: dy * dy, disc: d, segmentBase: segmentBase)
+          n += 1
           rowLo = min(rowLo, lo)
           rowHi = max(rowHi, hi)
         }
+        ends[m] = n
       }
-      let dest = layer.pixels + ty * width  // settled above, or written whole below
-      if let pending { dest.update(repeating: pending, count: width) }
-      guard rowLo < rowHi else { continue }
-      if pending == nil, ty + 2 < rows.upperBound {
-        prefetchForBlend(dest + 2 * width + rowLo, count: rowHi - rowLo)
-      }
-      for (k, d) in pixelDiscs.enumerated() where spans[k].lo < spans[k].hi {
-        switch mode {
-        case .sourceOver:
-          d.blend(SourceOverKernel.self, row: ty, columns: spans[k].lo..<spans[k].hi, onto: dest, opacity: opacity)
-        case .screen:
-          d.blend(ScreenKernel.self, row: ty, columns: spans[k].lo..<spans[k].hi, onto: dest, opacity: opacity)
+      let dest = layer.pixels + ty * width
+      // What the discs change on this row (the columns chunks hold beyond it keep their pixels).
+      if rowLo < rowHi { touched = touched.union(IntRect(x: rowLo, y: ty, width: rowHi - rowLo, height: 1)) }
+      if base != nil {
+        if rowLo >= rowHi {
+          dest.update(repeating: plain, count: width)
+          continue
         }
+        // Chunks of eight start at multiples of eight: the columns a chunk holds beyond every
+        // disc's span are beyond every rim, where the discs blend nothing.
+        rowLo &= ~7
+        dest.update(repeating: plain, count: rowLo)
+        (dest + rowHi).update(repeating: plain, count: width - rowHi)
+      } else {
+        guard rowLo < rowHi else { continue }
+        rowLo &= ~7
+        if ty + 2 < rows.upperBound { prefetchForBlend(dest + 2 * width + rowLo, count: rowHi - rowLo) }
       }
-      touched = touched.union(IntRect(x: rowLo, y: ty, width: rowHi - rowLo, height: 1))
+      var x = rowLo
+      while x < rowHi {
+        // Whole chunks in place (their columns past `rowHi` are beyond every rim); the row's
+        // last few pixels through eight of scratch.
+        let count = min(8, width - x)
+        let at = count == 8 ? dest + x : tail
+        if count < 8 {
+          tail.update(repeating: base ?? .zero, count: 8)
+          if base == nil { tail.update(from: dest + x, count: count) }
+        }
+        var mixed: Pixels8
+        switch mode {
+        case .screen:
+          mixed = chunk(ScreenLanes.self, at: at, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
+        case .sourceOver:
+          mixed = chunk(SourceOverLanes.self, at: at, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
+        }
+        mixed.store(at)
+        if count < 8 { (dest + x).update(from: tail, count: count) }
+        x += 8
+      }
     }
-    layer.dirty = layer.dirty.union(pending == nil || pending == .zero ? touched : layer.bounds)
+    return touched
+  }
+
+  /// The eight pixels at `at` (column `x` of the row) with every moment's discs that reach them
+  /// blended on, mixed by weight.
+  @inline(__always)
+  private static func chunk<K: LaneBlendKernel>(
+    _: K.Type, at: UnsafeMutablePointer<Pixel>, x: Int, base: Pixel?, _ rowDiscs: UnsafeMutablePointer<RowDisc>,
+    _ ends: UnsafeMutableBufferPointer<Int>, _ segments: UnsafePointer<Falloff.Segment>,
+    _ weights: UnsafeMutableBufferPointer<Float>, _ opacity: Float
+  ) -> Pixels8 {
+    let start = base.map { Pixels8(repeating: $0) } ?? Pixels8(loading: at)
+    var mixed = start
+    var first = 0
+    for m in 0..<ends.count {
+      var p = start
+      for k in first..<ends[m] where rowDiscs[k].lo < x &+ 8 && rowDiscs[k].hi > x {
+        shade(K.self, rowDiscs[k], x: x, segments: segments + rowDiscs[k].segmentBase, opacity: opacity, onto: &p)
+      }
+      first = ends[m]
+      if ends.count == 1 { return p }
+      // As `drawBlended`: the first moment times its weight, each next one times its own added.
+      let w = Lanes(repeating: weights[m])
+      if m == 0 {
+        mixed = Pixels8(r: p.r * w, g: p.g * w, b: p.b * w, a: p.a * w)
+      } else {
+        mixed.r += p.r * w
+        mixed.g += p.g * w
+        mixed.b += p.b * w
+        mixed.a += p.a * w
+      }
+    }
+    return mixed
+  }
+
+  /// One disc shaded over eight pixels of its row and blended onto `p`: the coverage from the
+  /// distance to the rim (`discCoverage`), the color from the falloff's segment at t.
+  @inline(__always)
+  private static func shade<K: LaneBlendKernel>(
+    _: K.Type, _ r: RowDisc, x: Int, segments: UnsafePointer<Falloff.Segment>, opacity: Float,
+    onto p: inout Pixels8
+  ) {
+    let d = r.disc
+    let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
+    let centers = Lanes(0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5)
+    let dx = centers + Lanes(repeating: Float(x) - d.cx)
+    let distance = chints_sqrt8(dx * dx + Lanes(repeating: r.dy2))  // not `squareRoot()`: a call a lane
+    var c = Lanes(repeating: d.radius + 0.5) - distance
+    c.replace(with: zero, where: c .< zero)
+    c.replace(with: one, where: c .> one)
+    let alpha = c * Lanes(repeating: opacity)
+    guard any(alpha .> zero) else { return }
+    var t = (distance - Lanes(repeating: d.start)) * Lanes(repeating: d.invSpan)
+    let low = Lanes(repeating: d.tLow), high = Lanes(repeating: d.tHigh)
+    t.replace(with: low, where: t .< low)
+    t.replace(with: high, where: t .> high)
+    let s0 = segments[d.segments.lowerBound]
+    var a = Pixels8(repeating: s0.a), b = Pixels8(repeating: s0.b)
+    for i in d.segments.dropFirst() {
+      let s = segments[i]
+      let on = t .>= Lanes(repeating: s.from)
+      a.r.replace(with: Lanes(repeating: s.a.x), where: on)
+      a.g.replace(with: Lanes(repeating: s.a.y), where: on)
+      a.b.replace(with: Lanes(repeating: s.a.z), where: on)
+      a.a.replace(with: Lanes(repeating: s.a.w), where: on)
+      b.r.replace(with: Lanes(repeating: s.b.x), where: on)
+      b.g.replace(with: Lanes(repeating: s.b.y), where: on)
+      b.b.replace(with: Lanes(repeating: s.b.z), where: on)
+      b.a.replace(with: Lanes(repeating: s.b.w), where: on)
+    }
+    let source = Pixels8(
+      r: (a.r + b.r * t) * alpha, g: (a.g + b.g * t) * alpha, b: (a.b + b.b * t) * alpha, a: (a.a + b.a * t) * alpha)
+    K.blend(source, &p)
   }
 }
 
@@ -161,62 +500,4 @@ extension GraphicsContext {
 /// `radius` pixels: its distance inside the rim plus half a pixel, held to 0...1.
 @inline(__always) func discCoverage(distance: Float, radius: Float) -> Float {
   min(max(radius + 0.5 - distance, 0), 1)
-}
-
-extension GraphicsContext.PixelDisc {
-  /// Shades this disc over `columns` of row `y` and blends it onto `row` (the row's first pixel)
-  /// with `opacity`: `rasterize`'s shading and `blendSpan`'s blending of a coverage and a source
-  /// span in one loop, eight pixels at a time, with no span written between them.
-  @inline(__always)
-  func blend<K: BlendKernel>(
-    _: K.Type, row y: Int, columns: Range<Int>, onto row: UnsafeMutablePointer<Pixel>, opacity: Float
-  ) {
-    guard case .radial(let inv, let center, let r0, let invSpan) = program.kind else { return }
-    program.table.withUnsafeBufferPointer { t in
-      let base = t.baseAddress!
-      let dest = row + columns.lowerBound
-      let count = columns.count
-      // As `ShadingProgram.shade`: u(x) = u0 + x du in user space, relative to the center.
-      let p0 = inv.apply(Point(Float(columns.lowerBound) + 0.5, Float(y) + 0.5)) - center
-      let du = Point(inv.a, inv.b)
-      let steps = Lanes(0, 1, 2, 3, 4, 5, 6, 7)
-      let ux0 = Lanes(repeating: p0.x), uy0 = Lanes(repeating: p0.y)
-      let dux = Lanes(repeating: du.x), duy = Lanes(repeating: du.y)
-      let start = Lanes(repeating: r0), scale = Lanes(repeating: invSpan)
-      // Coverage from the distance in pixels: the user distance times the transform's scale.
-      let rim = Lanes(repeating: radius + 0.5), toPixels = Lanes(repeating: pixelsPerUnit)
-      let zero = Lanes(repeating: 0), one = Lanes(repeating: 1), alpha = Lanes(repeating: opacity)
-      var i = 0
-      while i + 8 <= count {
-        let k = steps + Lanes(repeating: Float(i))
-        let ux = ux0 + k * dux
-        let uy = uy0 + k * duy
-        let r = (ux * ux + uy * uy).squareRoot()
-        var c = rim - r * toPixels
-        c.replace(with: zero, where: c .< zero)
-        c.replace(with: one, where: c .> one)
-        let a = c * alpha  // blendSpan's coverage times opacity
-        if any(a .> zero) {
-          let (index, fraction) = GradientTable.positions((r - start) * scale)
-          for lane in 0..<8 where a[lane] > 0 {
-            let e = Int(index[lane])
-            let lo = base[e], hi = base[e + 1]
-            let s = lo + (hi - lo) * fraction[lane]
-            dest[i + lane] = K.blend(s * a[lane], dest[i + lane])
-          }
-        }
-        i += 8
-      }
-      while i < count {
-        let k = Float(i)
-        let ux = p0.x + k * du.x, uy = p0.y + k * du.y
-        let r = (ux * ux + uy * uy).squareRoot()
-        let a = discCoverage(distance: r * pixelsPerUnit, radius: radius) * opacity
-        if a > 0 {
-          dest[i] = K.blend(GradientTable.lookup((r - r0) * invSpan, base) * a, dest[i])
-        }
-        i += 1
-      }
-    }
-  }
 }
