@@ -111,7 +111,7 @@ public enum VideoCodec: String, CaseIterable, Sendable {
       // SVT-AV1 1.4 refuses a side below 64 pixels or above 8192 (16384 in later versions).
       CodecSpec(
         encoder: "libsvtav1", libavName: "av1", layouts: .yuv420(tenBit: true, alpha: false),
-        quality: Quality(option: "crf", range: 0...63, defaultValue: 35, levels: (high: 28, small: 45)),
+        quality: Quality(option: "crf", range: 0...63, defaultValue: 16, levels: (high: 10, small: 25)),
         minimumSide: 64, maximumSide: 8192, codecsParameter: CodecSpec.av01)
     case .prores:
       // ProRes 4444 always stores 10-bit 4:4:4 with an alpha plane; alpha_bits 0 leaves it out.
