@@ -543,7 +543,8 @@ func runLoopReport() throws {
   md +=
     "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes against the lossless frames. Banding against the float picture (dark, slow gradients; docs/ENCODING.md, Quality levels): *mean* is the largest 8x8 local mean error in codes, *flat* the largest rise of the float picture under one run of equal decoded codes, *flat‰* the per-mille of dark smooth pixels in runs rising by more than \(BandingMeasure.flatLimit) codes; *VL* (visually lossless) is mean <= \(BandingMeasure.meanLimit) and flat‰ <= \(BandingMeasure.permilleLimit); the lossless source's figures are in brackets.\n\n"
   md +=
-    "| loop | codec | tuning | crf | bytes | PSNR dB | SSIM | jumps/steps | worst | seam (rank) | band | mean | flat | flat‰ | VL |\n"
+    "| loop | codec | tuning | crf | bytes | PSNR dB | SSIM | jumps/steps | worst | seam (rank) | band "
+    + "| mean | flat | flat‰ | VL |\n"
   md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
   for m in results {
     md +=
