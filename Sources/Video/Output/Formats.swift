@@ -93,7 +93,7 @@ public enum VideoCodec: String, CaseIterable, Sendable {
       // the High profile cannot carry (avcodec_open2 fails), hence 1...51.
       CodecSpec(
         encoder: "libx264", libavName: "h264", layouts: .yuv420(tenBit: false, alpha: false),
-        quality: Quality(option: "crf", range: 1...51, defaultValue: 20, levels: (high: 16, small: 24)), minimumSide: 2,
+        quality: Quality(option: "crf", range: 1...51, defaultValue: 18, levels: (high: 14, small: 24)), minimumSide: 2,
         maximumSide: 4096, codecsParameter: CodecSpec.avc)
     case .hevc:
       // libx265 3.5 refuses a side below 16 pixels ("Invalid argument").
