@@ -11,14 +11,18 @@
 // source (the absolute change of the block's mean). A step *jumps* when some block of the file changes by more than 1.5 times the source's
 // change of that block plus 1 code: slow motion held, then released at once (docs/ENCODING.md,
 // Loop tuning). It also reports PSNR and SSIM (luma, 8x8 windows) against the reference, and
-// banding: the largest 16x16 luma block mean error (a flattened dark gradient shifts its local mean).
+// banding in dark, slow gradients against the float image before dither and quantisation
+// (`BandingMeasure`; docs/ENCODING.md, Quality levels): the largest local (8x8) mean error and the
+// largest rise of the float picture under one run of equal decoded codes ("flat").
 //
 // LOOP_REPORT_SIZE=WxH (default 540x960), LOOP_REPORT_ONLY=name,name (cases), LOOP_REPORT_CODECS
 // (default h264,hevc,vp9,vp9a,av1; vp9a is VP9 with alpha, for transparent effects only),
 // LOOP_REPORT_TUNING=on|off|both (the codecs' loop tuning, default on), LOOP_REPORT_QUALITY=a list
 // of crf values or level names (default: the codec's default), LOOP_REPORT_OPTIONS=
 // "codec:name=value,name=value;codec:..." extra encoder options (experiments), LOOP_REPORT_OUT=path
-// prefix of the .md and .json (default bench/loop-report).
+// prefix of the .md and .json (default bench/loop-report), LOOP_REPORT_FRAMES=N renders only the
+// first N frames of each loop (quality sweeps: the banding figures hold, the seam figures then
+// measure a cut, not the loop's seam).
 import Dispatch
 import Effects
 import Foundation
@@ -81,8 +85,20 @@ struct LoopMeasure: Codable {
   var seamRank: Int
   /// The seam's largest block change against the median of the other steps' (the file alone).
   var seamRatio: Double
-  /// The largest 16x16 luma block mean error against the reference, in codes (banding shows here).
+  /// The largest 16x16 luma block mean error against the reference, in codes.
   var bandError: Double
+  /// Banding against the float image (`BandingMeasure`), in luma codes: the largest 8x8 mean error in
+  /// dark smooth windows, the largest float rise under one run of equal decoded codes in dark smooth
+  /// rows, and the per-mille of dark smooth pixels in runs whose float rises by more than
+  /// `BandingMeasure.flatLimit`; the same three of the lossless (dithered) source beside them.
+  var bandMean: Double = 0
+  var bandFlat: Double = 0
+  var bandFlatPermille: Double = 0
+  var sourceBandMean: Double = 0
+  var sourceBandFlat: Double = 0
+  var sourceBandFlatPermille: Double = 0
+  /// Whether the file is visually lossless by `BandingMeasure.passes`.
+  var bandPasses: Bool = false
   var encodeSeconds: Double
 }
 
@@ -194,9 +210,115 @@ func blockMeanError(_ a: [Float], _ b: [Float], width: Int, height: Int) -> Doub
   return worst
 }
 
+/// Banding in dark, slow gradients, measured against the float picture the renderer drew (before
+/// the converter's dither and 8-bit quantisation), on luma in limited-range codes (16 + 219 Y'):
+///
+/// - **mean**: the largest error of a local mean, decoded against float, over 8x8 windows every 4
+///   pixels (so windows straddle the codecs' block edges, where a flattened gradient steps) that
+///   are dark (every float sample under `darkLimit`) and smooth (the float spans at most
+///   `smoothSpan` codes in the window). A band is a region whose level is off: the eye averages
+///   dither and noise, so the local mean is what it sees.
+/// - **flat**: along rows of dark pixels whose float changes by less than `smoothSlope` codes a
+///   pixel, each run of equal decoded codes is measured by how far the float picture rises under
+///   it (max - min). Plain rounding without dither already makes runs that rise by up to 1 code;
+///   an encoder that flattens a gradient makes runs over which the picture rises by 2, 3 codes,
+///   ending in a step of that height: a band edge. The figure is the largest rise, and the
+///   per-mille of such pixels in runs rising by more than `flatLimit`.
+///
+/// docs/ENCODING.md (Quality levels) gives the thresholds' reasons and the sweep that used them.
+struct BandingMeasure {
+  static let darkLimit: Float = 128
+  static let smoothSpan: Float = 4
+  static let smoothSlope: Float = 0.25
+  static let flatLimit: Float = 2
+  /// Visually lossless: no dark smooth window's mean off by more than `meanLimit` codes and at most
+  /// `permilleLimit` per mille of dark smooth pixels in runs rising by more than `flatLimit`.
+  static let meanLimit = 1.5
+  static let permilleLimit = 1.0
+
+  var mean = 0.0
+  var flat = 0.0
+  var flatPixels = 0
+  var darkPixels = 0
+  var permille: Double { darkPixels == 0 ? 0 : 1000 * Double(flatPixels) / Double(darkPixels) }
+  var passes: Bool { mean <= Self.meanLimit && permille <= Self.permilleLimit }
+
+  /// Limited-range luma codes (not rounded) of an image's premultiplied RGB (over black).
+  static func luma(_ image: Image) -> [Float] {
+    var out = [Float](repeating: 0, count: image.count)
+    for i in 0..<image.count {
+      let p = image.pixels[i]
+      out[i] = 16 + 219 * (0.2126 * p.x + 0.7152 * p.y + 0.0722 * p.z)
+    }
+    return out
+  }
+
+  /// The runs of one row or column: `count` samples from `first`, `step` apart.
+  private mutating func addRuns(_ decoded: [Float], _ float: [Float], first: Int, step: Int, count: Int) {
+    var start = 0
+    var (lo, hi) = (Float.infinity, -Float.infinity)
+    var code = Float.nan
+    func close(_ end: Int) {
+      let length = end - start
+      guard length >= 2 else { return }
+      let rise = hi - lo
+      flat = max(flat, Double(rise))
+      if rise > Self.flatLimit { flatPixels += length }
+    }
+    for n in 0..<count {
+      let i = first + n * step
+      let f = float[i]
+      let slope = n + 1 < count ? abs(float[i + step] - f) : 0
+      guard f < Self.darkLimit, slope < Self.smoothSlope else {
+        if !code.isNaN { close(n) }
+        code = .nan
+        continue
+      }
+      darkPixels += 1
+      let c = decoded[i].rounded()
+      if c != code {
+        if !code.isNaN { close(n) }
+        start = n
+        code = c
+        (lo, hi) = (f, f)
+      } else {
+        lo = min(lo, f)
+        hi = max(hi, f)
+      }
+    }
+    if !code.isNaN { close(count) }
+  }
+
+  /// Adds one frame: `decoded` and `float` are luma codes (`luma(_:)`) of the same frame.
+  mutating func add(decoded: [Float], float: [Float], width: Int, height: Int) {
+    // Local means over 8x8 windows every 4 pixels.
+    for wy in stride(from: 0, through: height - 8, by: 4) {
+      for wx in stride(from: 0, through: width - 8, by: 4) {
+        var (lo, hi, sd, sf) = (Float.infinity, -Float.infinity, Float(0), Float(0))
+        for y in wy..<wy + 8 {
+          for x in wx..<wx + 8 {
+            let f = float[y * width + x]
+            lo = min(lo, f)
+            hi = max(hi, f)
+            sf += f
+            sd += decoded[y * width + x]
+          }
+        }
+        guard hi < Self.darkLimit, hi - lo <= Self.smoothSpan else { continue }
+        mean = max(mean, Double(abs(sd - sf) / 64))
+      }
+    }
+    // Runs of equal decoded codes along rows and along columns of dark, slowly changing pixels
+    // (a sky's gradient runs down the columns).
+    for y in 0..<height { addRuns(decoded, float, first: y * width, step: 1, count: width) }
+    for x in 0..<width { addRuns(decoded, float, first: x, step: width, count: height) }
+  }
+}
+
 /// Decodes `file` beside the reference Y4M and measures it (see the top of this file).
 func measureLoop(
-  file: String, reference: String, caseName: String, variant: LoopVariant, width: Int, height: Int
+  file: String, reference: String, caseName: String, variant: LoopVariant, width: Int, height: Int,
+  floats: [Int: [Float]]
 )
   throws -> LoopMeasure
 {
@@ -208,6 +330,8 @@ func measureLoop(
   var sse = 0.0
   var ssimTotal = 0.0
   var band = 0.0
+  var banding = BandingMeasure()
+  var sourceBanding = BandingMeasure()
   var frames = 0
   func step(_ from: (f: [UInt8], r: [UInt8]), _ to: (f: [UInt8], r: [UInt8])) {
     let fb = blockChanges(from.f, to.f, width: width, height: height)
@@ -230,6 +354,10 @@ func measureLoop(
     let (lf, lr) = (luma(codes.f, count: width * height), luma(codes.r, count: width * height))
     ssimTotal += ssim(lf, lr, width: width, height: height)
     band = max(band, blockMeanError(lf, lr, width: width, height: height))
+    if let float = floats[frames] {
+      banding.add(decoded: BandingMeasure.luma(fi), float: float, width: width, height: height)
+      sourceBanding.add(decoded: BandingMeasure.luma(ri), float: float, width: width, height: height)
+    }
     if let previous { step(previous, codes) }
     if first == nil { first = codes }
     previous = codes
@@ -242,7 +370,7 @@ func measureLoop(
   let others = steps.dropLast().map(\.fileMax).sorted()
   let median = others.isEmpty ? 0 : others[others.count / 2]
   let bytes = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
-  return LoopMeasure(
+  var m = LoopMeasure(
     caseName: caseName, codec: variant.label, crf: variant.crf ?? variant.codec.spec.quality?.defaultValue ?? 0,
     tuning: variant.tuning, options: variant.extra.map { "\($0.name)=\($0.value)" }.joined(separator: ","),
     size: "\(width)x\(height)", frames: frames, bytes: bytes, psnr: mse == 0 ? 99 : 10 * log10(255 * 255 / mse),
@@ -250,6 +378,11 @@ func measureLoop(
     worstExcess: steps.isEmpty ? 0 : steps[worst].excess, worstStep: worst + 1, seamExcess: seam,
     seamRank: steps.filter { $0.excess > seam }.count + 1,
     seamRatio: Double((steps.last?.fileMax ?? 0) / max(median, 0.01)), bandError: band, encodeSeconds: 0)
+  (m.bandMean, m.bandFlat, m.bandFlatPermille) = (banding.mean, banding.flat, banding.permille)
+  (m.sourceBandMean, m.sourceBandFlat, m.sourceBandFlatPermille) =
+    (sourceBanding.mean, sourceBanding.flat, sourceBanding.permille)
+  m.bandPasses = banding.passes
+  return m
 }
 
 /// The variants the environment asks for.
@@ -301,6 +434,7 @@ func runLoopReport() throws {
   let (width, height) = (parts[0], parts[1])
   let only = env["LOOP_REPORT_ONLY"].map { $0.split(separator: ",").map(String.init) }
   let outPrefix = env["LOOP_REPORT_OUT"] ?? "bench/loop-report"
+  let frameCap = env["LOOP_REPORT_FRAMES"].flatMap { Int($0) }.map { max(2, $0) }
   let work = NSTemporaryDirectory() + "loopsmith-loop-report-\(getpid())"
   try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(atPath: work) }
@@ -308,6 +442,7 @@ func runLoopReport() throws {
   print("loop-report at \(width)x\(height): jumps = steps where a 16x16 block changes > 1.5 x the source + 1 code")
   print(
     "case                      codec tune crf     bytes   PSNR   SSIM  jumps/steps  worst@step  seam(rank)  seam/median  band"
+      + "  mean  flat  flat‰ (source: mean flat flat‰) visually-lossless"
   )
   for c in loopCases where only.map({ $0.contains(c.name) }) ?? true {
     var request = RenderRequest()
@@ -319,13 +454,19 @@ func runLoopReport() throws {
     request.outputs = [reference]
     let job = try request.job()
     let transparent = type(of: job.makeEffect()).info.isTransparent
+    let frameCount = min(job.frameCount, frameCap ?? job.frameCount)
+    // The float luma of about 40 frames spread over the loop, for the banding measure.
+    let bandingStride = max(1, frameCount / 40)
+    var floats: [Int: [Float]] = [:]
     // The frames, once: the Y4M reference, and raw opaque (and YUVA) frames for the encoders.
     let opaqueSettings = try OutputSettings(
-      path: work + "/o.mp4", codec: .h264, width: width, height: height, fps: job.fps, frameCount: job.frameCount)
+      path: work + "/o.mp4", codec: .h264, width: width, height: height, fps: job.fps, frameCount: frameCount)
     let alphaSettings = try OutputSettings(
-      path: work + "/a.webm", codec: .vp9, width: width, height: height, fps: job.fps, frameCount: job.frameCount,
+      path: work + "/a.webm", codec: .vp9, width: width, height: height, fps: job.fps, frameCount: frameCount,
       keepAlpha: true)
-    let referenceWriter = try VideoWriter(job.outputs[0])
+    var referenceSettings = job.outputs[0]
+    referenceSettings.frameCount = frameCount
+    let referenceWriter = try VideoWriter(referenceSettings)
     let opaqueConverter = FrameConverter(opaqueSettings)
     let alphaConverter = FrameConverter(alphaSettings)
     let opaqueRaw = work + "/opaque.raw"
@@ -340,9 +481,10 @@ func runLoopReport() throws {
     let started = Date()
     let opaqueFrame = opaqueConverter.makeFrame()
     let alphaFrame = alphaConverter.makeFrame()
-    for i in 0..<job.frameCount {
+    for i in 0..<frameCount {
       RenderPipeline.draw(effect, job: job, frame: i, on: surface)
       opaqueConverter.convert(surface.image, into: opaqueFrame)
+      if i % bandingStride == 0 { floats[i] = BandingMeasure.luma(surface.image) }
       try referenceWriter.append(opaqueFrame)
       var written = opaqueFrame.write(to: opaqueFD)
       if transparent {
@@ -358,13 +500,13 @@ func runLoopReport() throws {
     _ = try referenceWriter.finish()
     FileHandle.standardError.write(
       Data(
-        "\(c.name): \(job.frameCount) frames rendered in \(String(format: "%.0f", Date().timeIntervalSince(started))) s\n"
+        "\(c.name): \(frameCount) frames rendered in \(String(format: "%.0f", Date().timeIntervalSince(started))) s\n"
           .utf8))
     for variant in loopVariants(env: env, transparent: transparent) {
       let ext = variant.codec == .vp9 ? "webm" : "mp4"
       let path = work + "/file.\(ext)"
       var settings = try OutputSettings(
-        path: path, codec: variant.codec, width: width, height: height, fps: job.fps, frameCount: job.frameCount,
+        path: path, codec: variant.codec, width: width, height: height, fps: job.fps, frameCount: frameCount,
         crf: variant.crf, threads: RenderSetting.defaultEncoderThreads, keepAlpha: variant.alpha)
       settings.loopTuning = variant.tuning
       settings.extraCodecOptions = variant.extra
@@ -377,7 +519,8 @@ func runLoopReport() throws {
       close(fd)
       _ = try writer.finish()
       var m = try measureLoop(
-        file: path, reference: reference, caseName: c.name, variant: variant, width: width, height: height)
+        file: path, reference: reference, caseName: c.name, variant: variant, width: width, height: height,
+        floats: floats)
       m.encodeSeconds = Date().timeIntervalSince(encodeStart)
       results.append(m)
       print(
@@ -387,6 +530,9 @@ func runLoopReport() throws {
           + String(
             format: "%3d %9d %6.2f %6.4f %5d/%-5d %7.2f@%-4d %7.2f(%d) %8.2f %6.2f", m.crf, m.bytes, m.psnr, m.ssim,
             m.jumps, m.frames, m.worstExcess, m.worstStep, m.seamExcess, m.seamRank, m.seamRatio, m.bandError)
+          + String(
+            format: " %5.2f %5.2f %5.2f (%5.2f %5.2f %5.2f) ", m.bandMean, m.bandFlat, m.bandFlatPermille,
+            m.sourceBandMean, m.sourceBandFlat, m.sourceBandFlatPermille) + (m.bandPasses ? "yes" : "no")
           + (m.options.isEmpty ? "" : "  " + m.options))
       fflush(stdout)
       try? FileManager.default.removeItem(atPath: path)
@@ -395,15 +541,19 @@ func runLoopReport() throws {
   // The table as Markdown, and every figure as JSON.
   var md = "# Loop report at \(width)x\(height)\n\n"
   md +=
-    "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes.\n\n"
-  md += "| loop | codec | tuning | crf | bytes | PSNR dB | SSIM | jumps/steps | worst | seam (rank) | band |\n"
-  md += "|---|---|---|---|---|---|---|---|---|---|---|\n"
+    "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes against the lossless frames. Banding against the float picture (dark, slow gradients; docs/ENCODING.md, Quality levels): *mean* is the largest 8x8 local mean error in codes, *flat* the largest rise of the float picture under one run of equal decoded codes, *flat‰* the per-mille of dark smooth pixels in runs rising by more than \(BandingMeasure.flatLimit) codes; *VL* (visually lossless) is mean <= \(BandingMeasure.meanLimit) and flat‰ <= \(BandingMeasure.permilleLimit); the lossless source's figures are in brackets.\n\n"
+  md +=
+    "| loop | codec | tuning | crf | bytes | PSNR dB | SSIM | jumps/steps | worst | seam (rank) | band "
+    + "| mean | flat | flat‰ | VL |\n"
+  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
   for m in results {
     md +=
       "| \(m.caseName) | \(m.codec) | \(m.tuning ? "on" : "off") | \(m.crf) | \(m.bytes) | "
       + String(
-        format: "%.2f | %.4f | %d/%d | %.2f | %.2f (%d) | %.2f |\n", m.psnr, m.ssim, m.jumps, m.frames, m.worstExcess,
-        m.seamExcess, m.seamRank, m.bandError)
+        format: "%.2f | %.4f | %d/%d | %.2f | %.2f (%d) | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | ",
+        m.psnr, m.ssim, m.jumps, m.frames, m.worstExcess, m.seamExcess, m.seamRank, m.bandError, m.bandMean,
+        m.sourceBandMean, m.bandFlat, m.sourceBandFlat, m.bandFlatPermille, m.sourceBandFlatPermille)
+      + (m.bandPasses ? "yes" : "no") + " |\n"
   }
   try md.write(toFile: outPrefix + ".md", atomically: true, encoding: .utf8)
   let encoder = JSONEncoder()

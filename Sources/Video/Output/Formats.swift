@@ -99,19 +99,19 @@ public enum VideoCodec: String, CaseIterable, Sendable {
       // libx265 3.5 refuses a side below 16 pixels ("Invalid argument").
       CodecSpec(
         encoder: "libx265", libavName: "hevc", layouts: .yuv420(tenBit: true, alpha: false),
-        quality: Quality(option: "crf", range: 0...51, defaultValue: 20, levels: (high: 16, small: 26)),
+        quality: Quality(option: "crf", range: 0...51, defaultValue: 14, levels: (high: 11, small: 20)),
         minimumSide: 16, maximumSide: 8192, codecTag: "hvc1", codecsParameter: CodecSpec.hvc)
     case .vp9:
       // Browsers decode VP9 alpha only in Profile 0, so alpha is 8-bit only.
       CodecSpec(
         encoder: "libvpx-vp9", libavName: "vp9", layouts: .yuv420(tenBit: true, alpha: true),
-        quality: Quality(option: "crf", range: 0...63, defaultValue: 30, levels: (high: 24, small: 38)), minimumSide: 2,
+        quality: Quality(option: "crf", range: 0...63, defaultValue: 16, levels: (high: 12, small: 24)), minimumSide: 2,
         maximumSide: 16384, codecsParameter: CodecSpec.vp09)
     case .av1:
       // SVT-AV1 1.4 refuses a side below 64 pixels or above 8192 (16384 in later versions).
       CodecSpec(
         encoder: "libsvtav1", libavName: "av1", layouts: .yuv420(tenBit: true, alpha: false),
-        quality: Quality(option: "crf", range: 0...63, defaultValue: 35, levels: (high: 28, small: 45)),
+        quality: Quality(option: "crf", range: 0...63, defaultValue: 16, levels: (high: 10, small: 25)),
         minimumSide: 64, maximumSide: 8192, codecsParameter: CodecSpec.av01)
     case .prores:
       // ProRes 4444 always stores 10-bit 4:4:4 with an alpha plane; alpha_bits 0 leaves it out.
