@@ -81,10 +81,6 @@ import _TestSupport
       "VP9 re-codes the slow sky in steps beyond the source: 8 of 144 steps jump, the worst 15->16 at 1.59 codes against the source's 0.15 (0.37 over 1.5 x source + 1), 81->82 1.46 against 0.16, 136->137 1.44 against 0.20; the seam passes (0.22 against 0.18)",
       12, false
     ),
-    "weather weather=clearNight hevc.mp4": (
-      "x265 (untuned) steps into its only key frame at the seam: 143->0 moves 1.29 codes against the source's 0.18 (0.02 over 1.5 x source + 1); every other step passes. It passed by a hair before the chroma filter changed the samples",
-      1, true
-    ),
   ]
 
   /// The failures, then the seam's figures and the worst jumps: step, file against source.

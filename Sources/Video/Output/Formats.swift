@@ -469,8 +469,13 @@ extension VideoCodec {
       // With alpha it made the loader's seam (48x48, 10 fps) step 1.99 times its neighbours, a
       // failing check: left out there.
       alpha ? [] : [CodecOption("frame-parallel", "0")]
+    case .av1:
+      // No temporal filtering: SVT-AV1 blends the key frame with the frames after it, so frame 0
+      // leans toward frame 1 and the seam pulses (docs/ENCODING.md, Loop tuning).
+      [CodecOption("enable-tf", "0")]
     default:
-      // HEVC: rskip=0 and ipratio cost 7-10% for no clear gain; AV1: not measured yet.
+      // HEVC: rskip=0 and ipratio cost 7-10% for no clear gain; its seam zones are in the
+      // encoder's setup (they depend on the frame count).
       []
     }
   }

@@ -67,8 +67,9 @@ extension Encoder {
   /// the segment's frame numbers: only the segment holding frame 0 boosts its first frame, only
   /// the one holding the loop's last frames ramps up to it, so the joined file's seam is coded
   /// like a whole render's rather than every segment's edges.
-  static func seamZones(segment s: FrameSegment, pixels: Int) -> String? {
-    guard let whole = seamZones(frameCount: s.total, pixels: pixels) else { return nil }
+  static func seamZones(segment s: FrameSegment, codec: VideoCodec = .h264, pixels: Int) -> String? {
+    let whole = codec == .hevc ? hevcSeamZones(frameCount: s.total) : seamZones(frameCount: s.total, pixels: pixels)
+    guard let whole else { return nil }
     let zones = whole.split(separator: "/").compactMap { zone -> String? in
       let parts = zone.split(separator: ",", maxSplits: 2)  // "first,last,b=factor", one frame each
       guard parts.count == 3, let f = Int(parts[0]), s.first <= f, f < s.end else { return nil }
