@@ -106,14 +106,14 @@ extension GraphicsContext {
       let reach = d.radius + 1
       reached = reached.union(IntRect(covering: Point(d.cx - reach, d.cy - reach), Point(d.cx + reach, d.cy + reach)))
     }
-    reached = reached.intersection(layer.bounds)
+    reached = reached.intersection(layer.stored)  // on a band, the band's rows
     guard !reached.isEmpty else { return }
     // A layer whose pixels are one color not written yet (a frame's base color, or clear) is
     // written here a row at a time, the discs blended on while the row is in cache: every row,
     // since this settles the whole layer.
     let pending = layer.pendingFill
     layer.pendingFill = nil
-    let rows = pending == nil ? reached.y..<reached.maxY : 0..<layer.height
+    let rows = pending == nil ? reached.y..<reached.maxY : layer.rows
     let mode = blendMode
     var touched = IntRect.empty
     var spans = [(lo: Int, hi: Int)](repeating: (0, 0), count: pixelDiscs.count)
@@ -137,7 +137,7 @@ extension GraphicsContext {
           rowHi = max(rowHi, hi)
         }
       }
-      let dest = layer.pixels + ty * width  // settled above, or written whole below
+      let dest = layer.pixels + (ty - layer.rows.lowerBound) * width  // settled above, or written whole below
       if let pending { dest.update(repeating: pending, count: width) }
       guard rowLo < rowHi else { continue }
       if pending == nil, ty + 2 < rows.upperBound {

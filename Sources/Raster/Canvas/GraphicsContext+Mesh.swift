@@ -20,7 +20,7 @@ extension GraphicsContext {
     }
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
-    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: band)
     if mesh.background.alpha > 0 {
       let inner = GraphicsContext(surface: surface, target: layer, transform: transform)
       inner.fill(Path(rect: frame), with: .color(mesh.background))
@@ -103,6 +103,8 @@ enum MeshRaster {
 struct TriangleFill {
   let pixels: UnsafeMutablePointer<Pixel>
   let width: Int, height: Int
+  /// The rows the layer stores (a band of them, band rendering); `pixels` is the first's.
+  let rows: Range<Int>
   let opaque: Bool
   private(set) var touched = IntRect.empty
 
@@ -110,6 +112,7 @@ struct TriangleFill {
     layer.settle()  // its pixels are written directly, not through `row`
     pixels = layer.pixels
     (width, height) = (layer.width, layer.height)
+    rows = layer.rows
     self.opaque = opaque
   }
 
@@ -187,10 +190,11 @@ struct TriangleFill {
     let yStart = TriangleFill.ceiling(t.y - 0.5, limit: height)
     let yEnd = TriangleFill.ceiling(b.y - 0.5, limit: height)
     let ySplit = TriangleFill.ceiling(m.y - 0.5, limit: height)  // the first row whose center is at or below m
-    guard max(yStart, 0) < yEnd else { return }
+    let (first, last) = (max(yStart, rows.lowerBound), min(yEnd, rows.upperBound))
+    guard first < last else { return }
     let long = Edge(t, b), upper = Edge(t, m), lower = Edge(m, b)
     var xMin = Int.max, xMax = Int.min
-    for y in max(yStart, 0)..<yEnd {
+    for y in first..<last {
       let yc = Float(y) + 0.5
       let xa = long.x(at: yc)
       let xb = y < ySplit ? upper.x(at: yc) : lower.x(at: yc)
@@ -200,15 +204,14 @@ struct TriangleFill {
       xMin = min(xMin, x0)
       xMax = max(xMax, x1)
       let color = c0 + gx * (Float(x0) + 0.5 - p0.x) + gy * (yc - p0.y)
-      let row = pixels + y * width
+      let row = pixels + (y - rows.lowerBound) * width
       TriangleFill.span(row + x0, count: x1 - x0, from: color, step: gx, opaque: opaque)
     }
     if xMin < xMax {
       // From the first row drawn, not yStart: that is -1 for a triangle reaching above the layer,
       // and a dirty row -1 sent the streamed blur one row before the pixels (the raster fuzzer's
       // heap corruption).
-      let top = max(yStart, 0)
-      touched = touched.union(IntRect(x: xMin, y: top, width: xMax - xMin, height: yEnd - top))
+      touched = touched.union(IntRect(x: xMin, y: first, width: xMax - xMin, height: last - first))
     }
   }
 }

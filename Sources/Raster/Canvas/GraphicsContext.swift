@@ -107,12 +107,13 @@ public struct GraphicsContext {
       rect = IntRect(covering: b.min, b.max).intersection(target.bounds)
     }
     if let old = clipMask { rect = rect.intersection(old.rect) }
-    let mask = ClipMask(rect: rect)
+    let mask = ClipMask(rect: rect, within: target.isBand ? target.rows : nil)
     if !rect.isEmpty {
       let cov = surface.coverage
-      cov.reset(x0: rect.x, y0: rect.y, width: rect.width, height: rect.height)
+      let kept = (mask.rows.lowerBound - rect.y)..<(mask.rows.upperBound - rect.y)
+      cov.reset(x0: rect.x, y0: rect.y, width: rect.width, height: rect.height, rows: kept)
       cov.add(surface.lines)
-      for y in 0..<rect.height {
+      for y in kept {
         guard let span = cov.span(row: y) else { continue }
         let out = mask.row(rect.y + y)
         cov.resolve(row: y, span: span, rule: rule, into: out + span.lowerBound)
@@ -136,13 +137,17 @@ public struct GraphicsContext {
       content(&inner)
       return
     }
+    if !filters.isEmpty && surface.refusesBand() { return }
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
-    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: band)
     var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
     content(&inner)
     composite(layer, applyingFilters: true)
   }
+
+  /// The rows a layer the size of the target stores: the target's band, or nil for all.
+  var band: Range<Int>? { target.isBand ? target.rows : nil }
 
   /// Draws `content` once per weight into its own layer, mixes the layers by weight (a true
   /// crossfade: `Σ wᵢ Lᵢ` in premultiplied color), then composites the mix as one operation.
@@ -158,10 +163,11 @@ public struct GraphicsContext {
       mixInPlace(weights: weights, content)
       return
     }
+    if !filters.isEmpty && surface.refusesBand() { return }
     let layers = weights.map { _ in surface.checkout() }
     defer { layers.forEach(surface.checkin) }
     for (i, layer) in layers.enumerated() {
-      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: band)
       var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
       content(i, &inner)
     }
@@ -209,7 +215,7 @@ public struct GraphicsContext {
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
     for (i, w) in weights.enumerated().dropFirst() {
-      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: band)
       var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
       content(i, &inner)
       let wv = Pixel(repeating: Float(w))
@@ -224,6 +230,7 @@ public struct GraphicsContext {
   /// Draws `content` into a layer and a shadow of it behind: the layer's alpha blurred by
   /// `radius` (a Gaussian sigma in user units, docs/SWIFTUI-SEMANTICS.md, View modifiers) and tinted by `color`.
   public func drawLayer(shadow color: Color, radius: Double, _ content: (inout GraphicsContext) -> Void) {
+    if surface.refusesBand() { return }  // the blur reaches across rows
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
     layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
