@@ -14,7 +14,7 @@ extension GraphicsContext {
     let direct = filters.isEmpty && clipMask == nil && blendMode == .sourceOver && opacity == 1
     if direct {
       if mesh.background.alpha > 0 { fill(Path(rect: frame), with: .color(mesh.background)) }
-      let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: target)
+      let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: target, cache: surface.meshes)
       target.dirty = target.dirty.union(painted)
       return
     }
@@ -25,7 +25,7 @@ extension GraphicsContext {
       let inner = GraphicsContext(surface: surface, target: layer, transform: transform)
       inner.fill(Path(rect: frame), with: .color(mesh.background))
     }
-    let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: layer)
+    let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: layer, cache: surface.meshes)
     layer.dirty = layer.dirty.union(painted)
     composite(layer, applyingFilters: true)
   }
@@ -43,9 +43,16 @@ enum MeshRaster {
   }
 
   /// Draws the patches of `mesh` source-over onto `layer` and returns the pixels it touched.
-  static func draw(_ mesh: MeshGradient, in frame: Rect, transform: Transform, onto layer: Layer) -> IntRect {
+  static func draw(
+    _ mesh: MeshGradient, in frame: Rect, transform: Transform, onto layer: Layer, cache: MeshTessellations? = nil
+  ) -> IntRect {
     guard mesh.isDrawable, transform.isFinite else { return .empty }
     let (w, h) = (mesh.width, mesh.height)
+    // A band draws the same mesh as the bands before it: its triangles are tessellated once.
+    let key = layer.isBand ? MeshTessellations.key(mesh, frame, transform) : nil
+    if let key, let cache, let hit = cache.find(key, mesh.colors) {
+      return fill(hit.positions, hit.colors, columns: hit.columns, rows: hit.rows, mesh: mesh, onto: layer)
+    }
     func device(_ p: Point) -> Point {
       transform.apply(Point(frame.x + p.x * frame.width, frame.y + p.y * frame.height))
     }
@@ -82,6 +89,15 @@ enum MeshRaster {
       let lo = Point(repeating: -reach), hi = Point(repeating: reach)
       for k in positions.indices { positions[k] = pointwiseMin(pointwiseMax(positions[k], lo), hi) }
     }
+    if let key, let cache { cache.store(key, mesh.colors, positions, colors, columns: columns, rows: rows) }
+    return fill(positions, colors, columns: columns, rows: rows, mesh: mesh, onto: layer)
+  }
+
+  /// Fills the tessellated mesh's triangles.
+  private static func fill(
+    _ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int, mesh: MeshGradient, onto layer: Layer
+  ) -> IntRect {
+    let (w, h) = (mesh.width, mesh.height)
     var opaque = true
     for c in mesh.colors.prefix(w * h) where c.alpha < 1 { opaque = false }
     var fill = TriangleFill(layer: layer, opaque: opaque)
@@ -93,6 +109,32 @@ enum MeshRaster {
       }
     }
     return fill.touched
+  }
+}
+
+/// The last mesh a band surface tessellated (`MeshRaster.draw`), reused by the next bands of the
+/// frame while the mesh, its frame and transform are the same bits.
+final class MeshTessellations {
+  private var key: [UInt32] = []
+  private var meshColors: [Color] = []
+  private(set) var positions: [Point] = []
+  private(set) var colors: [Pixel] = []
+  private(set) var columns = 0, rows = 0
+
+  static func key(_ mesh: MeshGradient, _ frame: Rect, _ t: Transform) -> [UInt32] {
+    var k: [UInt32] = [UInt32(mesh.width), UInt32(mesh.height), mesh.smoothsColors ? 1 : 0]
+    for v in [frame.x, frame.y, frame.width, frame.height, t.a, t.b, t.c, t.d, t.tx, t.ty] { k.append(v.bitPattern) }
+    for p in mesh.points { k += [p.x.bitPattern, p.y.bitPattern] }
+    return k
+  }
+
+  func find(_ key: [UInt32], _ meshColors: [Color]) -> MeshTessellations? {
+    key == self.key && meshColors == self.meshColors && !positions.isEmpty ? self : nil
+  }
+
+  func store(_ key: [UInt32], _ meshColors: [Color], _ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int) {
+    (self.key, self.meshColors, self.positions, self.colors) = (key, meshColors, positions, colors)
+    (self.columns, self.rows) = (columns, rows)
   }
 }
 
@@ -167,6 +209,13 @@ struct TriangleFill {
   }
 
   mutating func triangle(_ p0: Point, _ c0: Pixel, _ p1: Point, _ c1: Pixel, _ p2: Point, _ c2: Pixel) {
+    // Wholly above or below the stored rows (a band's): nothing below would be painted.
+    let low = min(p0.y, p1.y, p2.y), high = max(p0.y, p1.y, p2.y)
+    if TriangleFill.ceiling(high - 0.5, limit: height) <= rows.lowerBound
+      || TriangleFill.ceiling(low - 0.5, limit: height) >= rows.upperBound
+    {
+      return
+    }
     // The color plane: c(x, y) = c0 + gx (x - p0.x) + gy (y - p0.y).
     let e1 = p1 - p0, e2 = p2 - p0
     let det = e1.x * e2.y - e2.x * e1.y

@@ -67,6 +67,7 @@ public struct GraphicsContext {
 
   /// Fills the inside of `path` with `shading`.
   public func fill(_ path: Path, with shading: Shading, rule: FillRule = .nonZero) {
+    if missesBand(path) { return }
     surface.lines.removeAll()
     path.flatten(transform: transform, into: &surface.lines)
     surface.lines.sanitize()
@@ -93,6 +94,36 @@ public struct GraphicsContext {
 
   public func stroke(_ path: Path, with shading: Shading, lineWidth: Double) {
     stroke(path, with: shading, style: StrokeStyle(lineWidth: Float(lineWidth)))
+  }
+
+  /// Whether `path`, filled with this context's state, cannot touch a stored row of a band: its
+  /// points and control points (the curves lie within their hull) are all more than a pixel
+  /// above or below the band. Such a fill changes no stored pixel, and is not flattened once a
+  /// band. Never true on a whole frame, or with a filter (which must reach `refusesBand`).
+  func missesBand(_ path: Path) -> Bool {
+    guard target.isBand, filters.isEmpty else { return false }
+    var lo = Float.infinity, hi = -Float.infinity
+    @inline(__always) func add(_ p: Point) {
+      let y = transform.apply(p).y
+      lo = min(lo, y)
+      hi = max(hi, y)
+    }
+    for element in path.elements {
+      switch element {
+      case .move(let p), .line(let p): add(p)
+      case .quad(let c, let p):
+        add(c)
+        add(p)
+      case .cubic(let c1, let c2, let p):
+        add(c1)
+        add(c2)
+        add(p)
+      case .close: break
+      }
+    }
+    // Not finite (NaN compares false): left to the flattening, which knows what to do.
+    guard lo.isFinite && hi.isFinite else { return false }
+    return hi < Float(target.rows.lowerBound) - 1 || lo > Float(target.rows.upperBound) + 1
   }
 
   // MARK: - Clip

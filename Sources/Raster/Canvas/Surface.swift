@@ -22,6 +22,8 @@ public final class Surface: @unchecked Sendable {
   private let coverageRows = Scratch<Float>()
   private let sourceRows = Scratch<Pixel>()
   private var freeLayers: [Layer] = []
+  /// The last mesh tessellated, for the next bands of a frame.
+  let meshes = MeshTessellations()
   /// Whether `GraphicsContext.fill(discs:)` may draw its discs together; off, it fills them one
   /// at a time (tests compare the two).
   var fusesDiscs = true
