@@ -162,11 +162,12 @@ public enum RenderPipeline {
     surface.finish()
   }
 
-  /// The rows of a band a render thread draws at once: 64 rows of 1080 float pixels are 1.1 MB,
-  /// which stay in the caches (L2 and the shared L3) with the band's layers and the samples
-  /// converted from them. The effect draws once a band, so fewer rows mean more of its calls
-  /// (docs/PERFORMANCE.md, Band rendering). Even, so 4:2:0 bands hold whole row pairs.
-  public static let bandRows = 64
+  /// The rows of a band a render thread draws at once: 128 rows of 1080 float pixels are 2.2 MB,
+  /// which stay in the shared L3 cache with the band's layers and the samples converted from
+  /// them. The effect draws once a band, so fewer rows mean more of its calls: 32 and 64 rows
+  /// cost clear night and snow more than they saved (docs/PERFORMANCE.md, Band rendering).
+  /// Even, so 4:2:0 bands hold whole row pairs.
+  public static let bandRows = 128
 
   /// Draws one frame on a band surface a band at a time, from the top, calling `band(rows)`
   /// after each band is drawn with the band's pixels in `surface.image` (its row 0 is frame row
