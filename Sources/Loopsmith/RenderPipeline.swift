@@ -204,8 +204,9 @@ private final class SharedRender: @unchecked Sendable {
   /// Each thread's band surface, or nil when frames are drawn whole (a frame no taller than a
   /// band, or an output that converts whole frames).
   let bandSurfaces: [Surface]?
-  /// Each thread's whole-frame surface, made when first needed.
-  private var wholeSurfaces: [Surface?]
+  /// Each thread's whole-frame surface, made when first needed: one box a thread, so no thread
+  /// writes into an array another one reads.
+  private let wholeSurfaces: [WholeSurfaceBox]
   let converters: [FrameConverter]
   let ring: [[[ConvertedFrame]]]
 
@@ -215,15 +216,15 @@ private final class SharedRender: @unchecked Sendable {
   ) {
     (self.effect, self.job, self.bandSurfaces, self.converters, self.ring) =
       (effect, job, bandSurfaces, converters, ring)
-    wholeSurfaces = Array(repeating: nil, count: threads)
+    wholeSurfaces = (0..<threads).map { _ in WholeSurfaceBox() }
   }
 
   /// Thread `slot`'s whole-frame surface (only that thread, or the batch loop between batches,
   /// asks for it).
   func wholeSurface(_ slot: Int) -> Surface {
-    if let surface = wholeSurfaces[slot] { return surface }
+    if let surface = wholeSurfaces[slot].surface { return surface }
     let surface = Surface(image: Image(width: job.width, height: job.height), scale: Float(job.scale))
-    wholeSurfaces[slot] = surface
+    wholeSurfaces[slot].surface = surface
     return surface
   }
 
@@ -245,6 +246,11 @@ private final class SharedRender: @unchecked Sendable {
       converter.convert(surface.image, into: frames[o], drawn: surface.drawn)
     }
   }
+}
+
+/// One render thread's whole-frame surface, once made.
+private final class WholeSurfaceBox: @unchecked Sendable {
+  var surface: Surface?
 }
 
 /// Where a render's converted frames go, in order: an encoder (`VideoWriter`), or the raw frame

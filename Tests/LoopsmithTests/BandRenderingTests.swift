@@ -82,7 +82,8 @@ import Testing
       let (banded, of) = try Self.compare(effect, set, size: size)
       // The effects that draw no blur, shadow or clip band every frame; the weather's clouds,
       // fog, sun rays and lightning glow are blurred, so it draws some or all frames whole.
-      let bands = ["color-orbs", "aurora-mesh"].contains(effect) || set["weather"] == "clearNight"
+      let bands =
+        ["color-orbs", "aurora-mesh"].contains(effect) || set["weather"] == "clearNight"
         || set["weather"] == "snow"
       if bands { #expect(banded == of, "\(effect) \(set) \(size) drew \(of - banded) of \(of) frames whole") }
       if effect == "weather" && (set["weather"] == "cloudy" || set["weather"] == "fog") {
@@ -123,14 +124,16 @@ import Testing
 
   /// The pipeline's frames, drawn in bands where they can be and whole where not, on one thread
   /// and on two, are the frames drawn whole.
-  @Test(arguments: [
-    ("color-orbs", [:]), ("weather", ["weather": "snow"]), ("weather", ["weather": "cloudy"]),
-    ("weather", ["weather": "thunderstorm"]), ("voice-orb", ["state": "speaking", "level": "0.9"]),
-  ] as [(String, [String: String])])
+  @Test(
+    arguments: [
+      ("color-orbs", [:]), ("weather", ["weather": "snow"]), ("weather", ["weather": "cloudy"]),
+      ("weather", ["weather": "thunderstorm"]), ("voice-orb", ["state": "speaking", "level": "0.9"]),
+    ] as [(String, [String: String])])
   func thePipelinesFramesAreTheWholeFrames(effect: String, set: [String: String]) throws {
     for threads in [1, 2] {
       let j = try job(effect, set, size: (37, 63), fps: 1, threads: threads, output: "x.gif")
-      let converter = FrameConverter(width: j.width, height: j.height, layout: .yuv420p, keepAlpha: false, background: .black)
+      let converter = FrameConverter(
+        width: j.width, height: j.height, layout: .yuv420p, keepAlpha: false, background: .black)
       let sink = CollectingSink()
       try RenderPipeline.drawFrames(
         j, converters: [converter], into: [sink], posters: [], palettes: [], progress: nil,
