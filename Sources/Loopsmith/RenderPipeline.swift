@@ -20,8 +20,11 @@ public struct RenderResult: Sendable {
 /// Frames render in batches of one frame per thread with `concurrentPerform`, each thread in its
 /// own surface, and are converted to the encoders' samples on the same threads. While one batch
 /// is encoded on a serial queue, the next renders into the other half of a two-batch ring, so
-/// memory stays flat however long the video is: `threads` float frames plus 2 x `threads`
-/// converted frames per output.
+/// memory stays flat however long the video is: 2 x `threads` converted frames per output, and
+/// a band of float rows per thread (`bandRows`, docs/PERFORMANCE.md, Band rendering): each frame
+/// is drawn and converted a band at a time while the band is in cache. A frame whose drawing
+/// reaches across rows (a blur, a shadow) is drawn whole into a float frame of its thread's,
+/// made the first time one is needed, as is frame 0 when posters are asked for.
 public enum RenderPipeline {
   /// Renders `job`; `progress(done, total)` is called on the encoder queue after each batch.
   ///
@@ -67,18 +70,24 @@ public enum RenderPipeline {
   /// output's converted frames to its sink in order on one encoder queue; the next batch draws
   /// while the last one is handed over. Frame 0 goes to `posters` as drawn, and the GIF writers
   /// among `palettes` get their palette frames first. Throws the first error, or `Interrupted`.
+  /// Frames taller than `bandRows` (even) are drawn a band at a time where they can be.
   static func drawFrames(
     _ job: RenderJob, converters: [FrameConverter], into sinks: [any FrameSink], posters: [VideoWriter],
-    palettes: [VideoWriter], progress: (@Sendable (Int, Int) -> Void)?
+    palettes: [VideoWriter], progress: (@Sendable (Int, Int) -> Void)?, bandRows: Int = RenderPipeline.bandRows
   ) throws {
     let threads = max(1, min(job.threads, job.frameCount))
-    let surfaces = (0..<threads).map { _ in
-      Surface(image: Image(width: job.width, height: job.height), scale: Float(job.scale))
-    }
+    let banded = bandRows < job.height && converters.allSatisfy(\.convertsBands)
+    let bandSurfaces =
+      banded
+      ? (0..<threads).map { _ in
+        Surface(width: job.width, height: job.height, bandRows: bandRows, scale: Float(job.scale))
+      } : nil
     // ring[half][slot][output]
     let ring = (0..<2).map { _ in (0..<threads).map { _ in converters.map { $0.makeFrame() } } }
     try Cancellation.check()  // allocating large frames takes a moment; no file exists yet
-    let shared = SharedRender(effect: job.makeEffect(), surfaces: surfaces, converters: converters, ring: ring)
+    let shared = SharedRender(
+      effect: job.makeEffect(), job: job, bandSurfaces: bandSurfaces, threads: threads, converters: converters,
+      ring: ring)
     try samplePalettes(job: job, writers: palettes, shared: shared, threads: threads)
     let encoder = DispatchQueue(label: "loopsmith.encoder")
     let encoding = DispatchGroup()
@@ -95,11 +104,13 @@ public enum RenderPipeline {
       let count = min(threads, total - first)
       // At most one batch is encoding here, the previous one, from the other half: this batch
       // renders while it encodes, and waits for it only before handing its own half over.
+      // Frame 0 is drawn whole when a poster is asked for: the poster reads its float image.
+      let wholeFirst = batch == 0 && !posters.isEmpty
       DispatchQueue.concurrentPerform(iterations: count) { slot in
-        shared.render(job: job, frame: first + slot, slot: slot, half: half)
+        shared.render(frame: first + slot, slot: slot, half: half, whole: wholeFirst && slot == 0)
       }
-      if batch == 0 && Cancellation.signal == nil {
-        do { for poster in posters { try poster.append(surfaces[0].image) } } catch { failure.set(error) }
+      if wholeFirst && Cancellation.signal == nil {
+        do { for poster in posters { try poster.append(shared.wholeSurface(0).image) } } catch { failure.set(error) }
       }
       encoding.wait()
       encoding.enter()
@@ -134,7 +145,7 @@ public enum RenderPipeline {
       try Cancellation.check()
       let count = min(threads, frames.count - start)
       DispatchQueue.concurrentPerform(iterations: count) { slot in
-        shared.render(job: job, frame: frames[start + slot], slot: slot, half: 0)
+        shared.render(frame: frames[start + slot], slot: slot, half: 0)
       }
       try Cancellation.check()
       for slot in 0..<count {
@@ -150,6 +161,38 @@ public enum RenderPipeline {
     effect.draw(in: &context, clock: job.clock(ofFrame: frame))
     surface.finish()
   }
+
+  /// The rows of a band a render thread draws at once: 128 rows of 1080 float pixels are 2.2 MB,
+  /// which stay in the shared L3 cache with the band's layers and the samples converted from
+  /// them. The effect draws once a band, so fewer rows mean more of its calls: 32 and 64 rows
+  /// cost clear night and snow more than they saved (docs/PERFORMANCE.md, Band rendering).
+  /// Even, so 4:2:0 bands hold whole row pairs.
+  public static let bandRows = 128
+
+  /// Draws one frame on a band surface a band at a time, from the top, calling `band(rows)`
+  /// after each band is drawn with the band's pixels in `surface.image` (its row 0 is frame row
+  /// `rows.lowerBound`; `surface.drawn` holds what was drawn). Returns false, having called
+  /// `band` for no row, when the frame's drawing needs the whole frame (`needsWholeFrame`).
+  public static func drawBands(
+    _ effect: any Effect, job: RenderJob, frame: Int, on surface: Surface, band: (Range<Int>) -> Void
+  ) -> Bool {
+    let clock = job.clock(ofFrame: frame)
+    let rows = surface.image.height
+    precondition(rows % 2 == 0 || rows >= surface.height, "a band of \(rows) rows splits 4:2:0 row pairs")
+    var top = 0
+    while top < surface.height {
+      let rows = top..<min(top + rows, surface.height)
+      surface.drawBand(rows)
+      var context = surface.context()
+      effect.draw(in: &context, clock: clock)
+      // Drawing is the same calls in every band: the first tells whether bands can draw it.
+      if surface.needsWholeFrame { return false }
+      surface.finish()
+      band(rows)
+      top = rows.upperBound
+    }
+    return true
+  }
 }
 
 /// What the render threads share. Each `concurrentPerform` iteration touches only its own slot
@@ -157,23 +200,57 @@ public enum RenderPipeline {
 /// filled it has finished, so no two threads ever touch the same memory: `@unchecked Sendable`.
 private final class SharedRender: @unchecked Sendable {
   let effect: any Effect
-  let surfaces: [Surface]
+  let job: RenderJob
+  /// Each thread's band surface, or nil when frames are drawn whole (a frame no taller than a
+  /// band, or an output that converts whole frames).
+  let bandSurfaces: [Surface]?
+  /// Each thread's whole-frame surface, made when first needed: one box a thread, so no thread
+  /// writes into an array another one reads.
+  private let wholeSurfaces: [WholeSurfaceBox]
   let converters: [FrameConverter]
   let ring: [[[ConvertedFrame]]]
 
-  init(effect: any Effect, surfaces: [Surface], converters: [FrameConverter], ring: [[[ConvertedFrame]]]) {
-    (self.effect, self.surfaces, self.converters, self.ring) = (effect, surfaces, converters, ring)
+  init(
+    effect: any Effect, job: RenderJob, bandSurfaces: [Surface]?, threads: Int, converters: [FrameConverter],
+    ring: [[[ConvertedFrame]]]
+  ) {
+    (self.effect, self.job, self.bandSurfaces, self.converters, self.ring) =
+      (effect, job, bandSurfaces, converters, ring)
+    wholeSurfaces = (0..<threads).map { _ in WholeSurfaceBox() }
   }
 
-  func render(job: RenderJob, frame: Int, slot: Int, half: Int) {
+  /// Thread `slot`'s whole-frame surface (only that thread, or the batch loop between batches,
+  /// asks for it).
+  func wholeSurface(_ slot: Int) -> Surface {
+    if let surface = wholeSurfaces[slot].surface { return surface }
+    let surface = Surface(image: Image(width: job.width, height: job.height), scale: Float(job.scale))
+    wholeSurfaces[slot].surface = surface
+    return surface
+  }
+
+  func render(frame: Int, slot: Int, half: Int, whole: Bool = false) {
     // A stopped render skips its remaining frames; the batch loop then throws `Interrupted`.
     guard Cancellation.signal == nil else { return }
-    let surface = surfaces[slot]
+    let frames = ring[half][slot]
+    if !whole, let surface = bandSurfaces?[slot] {
+      let drawn = RenderPipeline.drawBands(effect, job: job, frame: job.firstFrame + frame, on: surface) { rows in
+        for (o, converter) in converters.enumerated() {
+          converter.convert(band: surface.image, rows: rows, into: frames[o], drawn: surface.drawn)
+        }
+      }
+      if drawn { return }
+    }
+    let surface = wholeSurface(slot)
     RenderPipeline.draw(effect, job: job, frame: job.firstFrame + frame, on: surface)
     for (o, converter) in converters.enumerated() {
-      converter.convert(surface.image, into: ring[half][slot][o], drawn: surface.drawn)
+      converter.convert(surface.image, into: frames[o], drawn: surface.drawn)
     }
   }
+}
+
+/// One render thread's whole-frame surface, once made.
+private final class WholeSurfaceBox: @unchecked Sendable {
+  var surface: Surface?
 }
 
 /// Where a render's converted frames go, in order: an encoder (`VideoWriter`), or the raw frame

@@ -15,6 +15,7 @@ extension GraphicsContext {
     }
     // Each operation alone: rasterized into a scratch layer with room for the blur to spread,
     // including geometry up to 3 sigma off the canvas (docs/SWIFTUI-SEMANTICS.md, The graphics context), filtered, composited.
+    if surface.refusesBand() { return }  // filtered operations are drawn on whole frames
     var margin = filterMargin
     // A huge blur (4096 px is a margin of 12288 px a side) around far-off geometry would make the
     // scratch layer hundreds of times the canvas (the raster fuzzer's 84 s, 1.7 GB case). Past
@@ -123,14 +124,19 @@ extension GraphicsContext {
     var region = IntRect(covering: b.min, b.max).intersection(layer.bounds.offsetBy(origin.0, origin.1))
     if let clip { region = region.intersection(clip.rect) }
     guard !region.isEmpty, opacity > 0 else { return }
+    // The region's rows the layer stores (on a band, the band's; the region stays the whole
+    // shape's, so the coverage of each row is the same).
+    let stored = layer.storedRows((region.y - origin.1)..<(region.maxY - origin.1))
+    let kept = (stored.lowerBound + origin.1 - region.y)..<(stored.upperBound + origin.1 - region.y)
+    guard !kept.isEmpty else { return }
     let cov = surface.coverage
-    cov.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)
+    cov.reset(x0: region.x, y0: region.y, width: region.width, height: region.height, rows: kept)
     cov.add(lines)
     let (covRow, src) = surface.rows(region.width)
     let solid: Pixel
     if case .solid(let p) = program.kind { solid = p } else { solid = .zero }
     var touched = IntRect.empty
-    for y in 0..<region.height {
+    for y in kept {
       guard let span = cov.span(row: y) else { continue }
       let ty = region.y + y
       let x = region.x + span.lowerBound
@@ -141,7 +147,7 @@ extension GraphicsContext {
         for i in 0..<n { covRow[i] *= m[i] }
       }
       let dest = layer.row(ty - origin.1) + (x - origin.0)
-      if y + 2 < region.height { prefetchForBlend(dest + 2 * layer.width, count: n) }
+      if y + 2 < kept.upperBound { prefetchForBlend(dest + 2 * layer.width, count: n) }
       if program.isSolid {
         blendSpan(mode, count: n, dest: dest, coverage: covRow, solid: solid, source: nil, opacity: opacity)
       } else {
@@ -184,7 +190,8 @@ extension GraphicsContext {
         return
       }
       layer.pendingFill = nil  // settled by covering every pixel
-      for ty in region.y..<region.maxY {
+      let rows = layer.storedRows((region.y - origin.1)..<(region.maxY - origin.1))
+      for ty in (rows.lowerBound + origin.1)..<(rows.upperBound + origin.1) {
         program.shade(row: ty, x: region.x, count: region.width, into: layer.row(ty - origin.1) + (region.x - origin.0))
       }
       return
@@ -193,11 +200,12 @@ extension GraphicsContext {
     let solid: Pixel
     if case .solid(let p) = program.kind { solid = p } else { solid = .zero }
     var touched = IntRect.empty
-    for ty in region.y..<region.maxY {
+    let rows = layer.storedRows((region.y - origin.1)..<(region.maxY - origin.1))
+    for ty in (rows.lowerBound + origin.1)..<(rows.upperBound + origin.1) {
       let cy = overlap(ty, box.min.y, box.max.y)
       guard cy > 0 else { continue }
       let dest = layer.row(ty - origin.1) + (region.x - origin.0)
-      if ty + 2 < region.maxY { prefetchForBlend(dest + 2 * layer.width, count: region.width) }
+      if ty + 2 < rows.upperBound + origin.1 { prefetchForBlend(dest + 2 * layer.width, count: region.width) }
       let source: UnsafeMutablePointer<Pixel>? = program.isSolid ? nil : src
       if let source { program.shade(row: ty, x: region.x, count: region.width, into: source) }
       // Columns [a, b) of the region: on the border with their coverage, inside as they are.
@@ -225,6 +233,7 @@ extension GraphicsContext {
   /// Applies this context's filters to `layer` (if asked), then blends it onto the target with
   /// this context's opacity, blend mode and clip.
   func composite(_ layer: Layer, applyingFilters: Bool) {
+    if applyingFilters && !filters.isEmpty && surface.refusesBand() { return }
     if applyingFilters && !filters.isEmpty && !layer.dirty.isEmpty {
       for (index, filter) in filters.enumerated() {
         // A large blur that is the last filter goes straight onto the target a row at a time:

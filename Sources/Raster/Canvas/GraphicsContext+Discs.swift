@@ -315,7 +315,7 @@ enum DiscRows {
           IntRect(covering: Point(d.cx - reach, d.cy - reach), Point(d.cx + reach, d.cy + reach)))
       }
     }
-    return reached.intersection(layer.bounds)
+    return reached.intersection(layer.stored)  // on a band, the band's rows
   }
 
   /// Draws `moments` onto `layer`, mixed by `weights` (one moment: as it is). With `base`, every
@@ -329,7 +329,7 @@ enum DiscRows {
     let width = layer.width
     let reached = reached(moments, in: layer)
     if base == nil && reached.isEmpty { return .empty }
-    let rows = base == nil ? reached.y..<reached.maxY : 0..<layer.height
+    let rows = base == nil ? reached.y..<reached.maxY : layer.rows
     // A pixel no disc reaches: the base, mixed by weight as the moments are.
     var plain = Pixel.zero
     if let base {
@@ -380,7 +380,7 @@ enum DiscRows {
         }
         ends[m] = n
       }
-      let dest = layer.pixels + ty * width
+      let dest = layer.pixels + (ty - layer.rows.lowerBound) * width
       // What the discs change on this row (the columns chunks hold beyond it keep their pixels).
       if rowLo < rowHi { touched = touched.union(IntRect(x: rowLo, y: ty, width: rowHi - rowLo, height: 1)) }
       if base != nil {

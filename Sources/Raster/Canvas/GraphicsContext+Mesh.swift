@@ -14,18 +14,18 @@ extension GraphicsContext {
     let direct = filters.isEmpty && clipMask == nil && blendMode == .sourceOver && opacity == 1
     if direct {
       if mesh.background.alpha > 0 { fill(Path(rect: frame), with: .color(mesh.background)) }
-      let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: target)
+      let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: target, cache: surface.meshes)
       target.dirty = target.dirty.union(painted)
       return
     }
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
-    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: band)
     if mesh.background.alpha > 0 {
       let inner = GraphicsContext(surface: surface, target: layer, transform: transform)
       inner.fill(Path(rect: frame), with: .color(mesh.background))
     }
-    let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: layer)
+    let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: layer, cache: surface.meshes)
     layer.dirty = layer.dirty.union(painted)
     composite(layer, applyingFilters: true)
   }
@@ -43,9 +43,16 @@ enum MeshRaster {
   }
 
   /// Draws the patches of `mesh` source-over onto `layer` and returns the pixels it touched.
-  static func draw(_ mesh: MeshGradient, in frame: Rect, transform: Transform, onto layer: Layer) -> IntRect {
+  static func draw(
+    _ mesh: MeshGradient, in frame: Rect, transform: Transform, onto layer: Layer, cache: MeshTessellations? = nil
+  ) -> IntRect {
     guard mesh.isDrawable, transform.isFinite else { return .empty }
     let (w, h) = (mesh.width, mesh.height)
+    // A band draws the same mesh as the bands before it: its triangles are tessellated once.
+    let key = layer.isBand ? MeshTessellations.key(mesh, frame, transform) : nil
+    if let key, let cache, let hit = cache.find(key, mesh.colors) {
+      return fill(hit.positions, hit.colors, columns: hit.columns, rows: hit.rows, mesh: mesh, onto: layer)
+    }
     func device(_ p: Point) -> Point {
       transform.apply(Point(frame.x + p.x * frame.width, frame.y + p.y * frame.height))
     }
@@ -82,6 +89,15 @@ enum MeshRaster {
       let lo = Point(repeating: -reach), hi = Point(repeating: reach)
       for k in positions.indices { positions[k] = pointwiseMin(pointwiseMax(positions[k], lo), hi) }
     }
+    if let key, let cache { cache.store(key, mesh.colors, positions, colors, columns: columns, rows: rows) }
+    return fill(positions, colors, columns: columns, rows: rows, mesh: mesh, onto: layer)
+  }
+
+  /// Fills the tessellated mesh's triangles.
+  private static func fill(
+    _ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int, mesh: MeshGradient, onto layer: Layer
+  ) -> IntRect {
+    let (w, h) = (mesh.width, mesh.height)
     var opaque = true
     for c in mesh.colors.prefix(w * h) where c.alpha < 1 { opaque = false }
     var fill = TriangleFill(layer: layer, opaque: opaque)
@@ -96,6 +112,32 @@ enum MeshRaster {
   }
 }
 
+/// The last mesh a band surface tessellated (`MeshRaster.draw`), reused by the next bands of the
+/// frame while the mesh, its frame and transform are the same bits.
+final class MeshTessellations {
+  private var key: [UInt32] = []
+  private var meshColors: [Color] = []
+  private(set) var positions: [Point] = []
+  private(set) var colors: [Pixel] = []
+  private(set) var columns = 0, rows = 0
+
+  static func key(_ mesh: MeshGradient, _ frame: Rect, _ t: Transform) -> [UInt32] {
+    var k: [UInt32] = [UInt32(mesh.width), UInt32(mesh.height), mesh.smoothsColors ? 1 : 0]
+    for v in [frame.x, frame.y, frame.width, frame.height, t.a, t.b, t.c, t.d, t.tx, t.ty] { k.append(v.bitPattern) }
+    for p in mesh.points { k += [p.x.bitPattern, p.y.bitPattern] }
+    return k
+  }
+
+  func find(_ key: [UInt32], _ meshColors: [Color]) -> MeshTessellations? {
+    key == self.key && meshColors == self.meshColors && !positions.isEmpty ? self : nil
+  }
+
+  func store(_ key: [UInt32], _ meshColors: [Color], _ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int) {
+    (self.key, self.meshColors, self.positions, self.colors) = (key, meshColors, positions, colors)
+    (self.columns, self.rows) = (columns, rows)
+  }
+}
+
 /// Fills triangles with linearly varying color at pixel centers, top-left rule: a pixel belongs to
 /// a triangle when its center lies inside, or on a left or top edge. The x where an edge crosses a
 /// row is computed from the edge's endpoints in one fixed order, so two triangles sharing an edge
@@ -103,6 +145,8 @@ enum MeshRaster {
 struct TriangleFill {
   let pixels: UnsafeMutablePointer<Pixel>
   let width: Int, height: Int
+  /// The rows the layer stores (a band of them, band rendering); `pixels` is the first's.
+  let rows: Range<Int>
   let opaque: Bool
   private(set) var touched = IntRect.empty
 
@@ -110,6 +154,7 @@ struct TriangleFill {
     layer.settle()  // its pixels are written directly, not through `row`
     pixels = layer.pixels
     (width, height) = (layer.width, layer.height)
+    rows = layer.rows
     self.opaque = opaque
   }
 
@@ -164,6 +209,13 @@ struct TriangleFill {
   }
 
   mutating func triangle(_ p0: Point, _ c0: Pixel, _ p1: Point, _ c1: Pixel, _ p2: Point, _ c2: Pixel) {
+    // Wholly above or below the stored rows (a band's): nothing below would be painted.
+    let low = min(p0.y, p1.y, p2.y), high = max(p0.y, p1.y, p2.y)
+    if TriangleFill.ceiling(high - 0.5, limit: height) <= rows.lowerBound
+      || TriangleFill.ceiling(low - 0.5, limit: height) >= rows.upperBound
+    {
+      return
+    }
     // The color plane: c(x, y) = c0 + gx (x - p0.x) + gy (y - p0.y).
     let e1 = p1 - p0, e2 = p2 - p0
     let det = e1.x * e2.y - e2.x * e1.y
@@ -187,10 +239,11 @@ struct TriangleFill {
     let yStart = TriangleFill.ceiling(t.y - 0.5, limit: height)
     let yEnd = TriangleFill.ceiling(b.y - 0.5, limit: height)
     let ySplit = TriangleFill.ceiling(m.y - 0.5, limit: height)  // the first row whose center is at or below m
-    guard max(yStart, 0) < yEnd else { return }
+    let (first, last) = (max(yStart, rows.lowerBound), min(yEnd, rows.upperBound))
+    guard first < last else { return }
     let long = Edge(t, b), upper = Edge(t, m), lower = Edge(m, b)
     var xMin = Int.max, xMax = Int.min
-    for y in max(yStart, 0)..<yEnd {
+    for y in first..<last {
       let yc = Float(y) + 0.5
       let xa = long.x(at: yc)
       let xb = y < ySplit ? upper.x(at: yc) : lower.x(at: yc)
@@ -200,15 +253,14 @@ struct TriangleFill {
       xMin = min(xMin, x0)
       xMax = max(xMax, x1)
       let color = c0 + gx * (Float(x0) + 0.5 - p0.x) + gy * (yc - p0.y)
-      let row = pixels + y * width
+      let row = pixels + (y - rows.lowerBound) * width
       TriangleFill.span(row + x0, count: x1 - x0, from: color, step: gx, opaque: opaque)
     }
     if xMin < xMax {
       // From the first row drawn, not yStart: that is -1 for a triangle reaching above the layer,
       // and a dirty row -1 sent the streamed blur one row before the pixels (the raster fuzzer's
       // heap corruption).
-      let top = max(yStart, 0)
-      touched = touched.union(IntRect(x: xMin, y: top, width: xMax - xMin, height: yEnd - top))
+      touched = touched.union(IntRect(x: xMin, y: first, width: xMax - xMin, height: last - first))
     }
   }
 }

@@ -67,6 +67,7 @@ public struct GraphicsContext {
 
   /// Fills the inside of `path` with `shading`.
   public func fill(_ path: Path, with shading: Shading, rule: FillRule = .nonZero) {
+    if missesBand(path) { return }
     surface.lines.removeAll()
     path.flatten(transform: transform, into: &surface.lines)
     surface.lines.sanitize()
@@ -95,6 +96,36 @@ public struct GraphicsContext {
     stroke(path, with: shading, style: StrokeStyle(lineWidth: Float(lineWidth)))
   }
 
+  /// Whether `path`, filled with this context's state, cannot touch a stored row of a band: its
+  /// points and control points (the curves lie within their hull) are all more than a pixel
+  /// above or below the band. Such a fill changes no stored pixel, and is not flattened once a
+  /// band. Never true on a whole frame, or with a filter (which must reach `refusesBand`).
+  func missesBand(_ path: Path) -> Bool {
+    guard target.isBand, filters.isEmpty else { return false }
+    var lo = Float.infinity, hi = -Float.infinity
+    @inline(__always) func add(_ p: Point) {
+      let y = transform.apply(p).y
+      lo = min(lo, y)
+      hi = max(hi, y)
+    }
+    for element in path.elements {
+      switch element {
+      case .move(let p), .line(let p): add(p)
+      case .quad(let c, let p):
+        add(c)
+        add(p)
+      case .cubic(let c1, let c2, let p):
+        add(c1)
+        add(c2)
+        add(p)
+      case .close: break
+      }
+    }
+    // Not finite (NaN compares false): left to the flattening, which knows what to do.
+    guard lo.isFinite && hi.isFinite else { return false }
+    return hi < Float(target.rows.lowerBound) - 1 || lo > Float(target.rows.upperBound) + 1
+  }
+
   // MARK: - Clip
 
   /// Intersects the clip with the inside of `path`; later operations are masked after filtering.
@@ -107,12 +138,13 @@ public struct GraphicsContext {
       rect = IntRect(covering: b.min, b.max).intersection(target.bounds)
     }
     if let old = clipMask { rect = rect.intersection(old.rect) }
-    let mask = ClipMask(rect: rect)
+    let mask = ClipMask(rect: rect, within: target.isBand ? target.rows : nil)
     if !rect.isEmpty {
       let cov = surface.coverage
-      cov.reset(x0: rect.x, y0: rect.y, width: rect.width, height: rect.height)
+      let kept = (mask.rows.lowerBound - rect.y)..<(mask.rows.upperBound - rect.y)
+      cov.reset(x0: rect.x, y0: rect.y, width: rect.width, height: rect.height, rows: kept)
       cov.add(surface.lines)
-      for y in 0..<rect.height {
+      for y in kept {
         guard let span = cov.span(row: y) else { continue }
         let out = mask.row(rect.y + y)
         cov.resolve(row: y, span: span, rule: rule, into: out + span.lowerBound)
@@ -136,13 +168,17 @@ public struct GraphicsContext {
       content(&inner)
       return
     }
+    if !filters.isEmpty && surface.refusesBand() { return }
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
-    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: band)
     var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
     content(&inner)
     composite(layer, applyingFilters: true)
   }
+
+  /// The rows a layer the size of the target stores: the target's band, or nil for all.
+  var band: Range<Int>? { target.isBand ? target.rows : nil }
 
   /// Draws `content` once per weight into its own layer, mixes the layers by weight (a true
   /// crossfade: `Σ wᵢ Lᵢ` in premultiplied color), then composites the mix as one operation.
@@ -158,10 +194,11 @@ public struct GraphicsContext {
       mixInPlace(weights: weights, content)
       return
     }
+    if !filters.isEmpty && surface.refusesBand() { return }
     let layers = weights.map { _ in surface.checkout() }
     defer { layers.forEach(surface.checkin) }
     for (i, layer) in layers.enumerated() {
-      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: band)
       var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
       content(i, &inner)
     }
@@ -209,7 +246,7 @@ public struct GraphicsContext {
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
     for (i, w) in weights.enumerated().dropFirst() {
-      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: band)
       var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
       content(i, &inner)
       let wv = Pixel(repeating: Float(w))
@@ -224,6 +261,7 @@ public struct GraphicsContext {
   /// Draws `content` into a layer and a shadow of it behind: the layer's alpha blurred by
   /// `radius` (a Gaussian sigma in user units, docs/SWIFTUI-SEMANTICS.md, View modifiers) and tinted by `color`.
   public func drawLayer(shadow color: Color, radius: Double, _ content: (inout GraphicsContext) -> Void) {
+    if surface.refusesBand() { return }  // the blur reaches across rows
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
     layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)

@@ -3,12 +3,28 @@ import Foundation
 /// A rectangle of premultiplied pixels placed at `(x0, y0)` of the image it will be drawn into.
 ///
 /// Layers come from a surface's pool and are reused frame after frame; their storage only grows.
+///
+/// A layer may hold only a band of its rows (`rows`, band rendering): its geometry (`width`,
+/// `height`, `bounds`) is still the whole layer's, so everything drawn computes the same numbers
+/// as over the whole layer, but only the band's rows are stored, read and written.
 public final class Layer: @unchecked Sendable {
   public private(set) var x0 = 0, y0 = 0, width = 0, height = 0
+  /// The first stored row's pixels: row `rows.lowerBound`.
   public private(set) var pixels: UnsafeMutablePointer<Pixel>
+  /// The rows whose pixels are stored: all of them, or a band (in layer coordinates).
+  public private(set) var rows = 0..<0
   private var capacity: Int
-  /// The part that may hold non-transparent pixels, in layer coordinates (empty when clear).
-  var dirty = IntRect.empty
+  private var dirtyRect = IntRect.empty
+  /// The part that may hold non-transparent pixels, in layer coordinates (empty when clear),
+  /// within the stored rows.
+  var dirty: IntRect {
+    get { dirtyRect }
+    set { dirtyRect = isBand ? newValue.intersection(stored) : newValue }
+  }
+  /// Whether only a band of the rows is stored.
+  var isBand: Bool { rows.count < height }
+  /// The stored part, in layer coordinates.
+  var stored: IntRect { IntRect(x: 0, y: rows.lowerBound, width: width, height: rows.count) }
   /// The one color every pixel counts as holding while the pixels themselves still hold an old
   /// frame, or nil when they are as drawn: clear (`.zero`) after `Surface.clear`, an opaque color
   /// after a first fill of it over the whole layer (a base color), so that the first drawing
@@ -23,7 +39,7 @@ public final class Layer: @unchecked Sendable {
   }
 
   @inline(never) private func settleNow() {
-    pixels.update(repeating: pendingFill ?? .zero, count: width * height)
+    pixels.update(repeating: pendingFill ?? .zero, count: width * rows.count)
     pendingFill = nil
   }
 
@@ -52,16 +68,38 @@ public final class Layer: @unchecked Sendable {
     capacity = -1  // not owned
     pixels = image.pixels
     (width, height) = (image.width, image.height)
+    rows = 0..<height
     dirty = IntRect(x: 0, y: 0, width: width, height: height)
+  }
+
+  /// A layer `height` rows tall over an image holding a band of them (band rendering): the
+  /// image's rows are the layer's rows `0..<image.height` until `store(rows:)` moves them.
+  init(wrapping image: Image, height: Int) {
+    precondition(image.height <= height)
+    capacity = -image.height - 1  // not owned; it holds -capacity - 1 rows
+    pixels = image.pixels
+    (width, self.height) = (image.width, height)
+    rows = 0..<image.height
+    dirty = stored
+  }
+
+  /// Makes the wrapped image hold `rows` of the layer (at most as many as the image has): what
+  /// it holds counts as an old frame, to be cleared (`Surface.clear`).
+  func store(rows band: Range<Int>) {
+    precondition(capacity < 0 && band.count <= -capacity - 1 && band.lowerBound >= 0 && band.upperBound <= height)
+    rows = band
+    dirtyRect = stored
   }
 
   deinit { if capacity >= 0 { Layer.free(pixels) } }
 
-  /// Makes the layer a transparent rectangle of the given size and place.
-  func reset(x0: Int, y0: Int, width: Int, height: Int) {
+  /// Makes the layer a transparent rectangle of the given size and place, storing `band` of its
+  /// rows (in layer coordinates; all of them when nil).
+  func reset(x0: Int, y0: Int, width: Int, height: Int, band: Range<Int>? = nil) {
     precondition(capacity >= 0, "a wrapped image cannot be reset")
     precondition(width >= 0 && height >= 0)
-    let needed = max(width * height, 1)
+    let kept = band.map { max($0.lowerBound, 0)..<max(min($0.upperBound, height), max($0.lowerBound, 0)) } ?? 0..<height
+    let needed = max(width * kept.count, 1)
     if needed > capacity {
       Layer.free(pixels)
       capacity = needed
@@ -71,37 +109,51 @@ public final class Layer: @unchecked Sendable {
       // clearing, in the old shape: a full-screen layer that held one small glow costs a small
       // clear, not 33 MB, and pages never drawn on are never touched.
       for y in dirty.y..<dirty.maxY {
-        (pixels + y * self.width + dirty.x).update(repeating: .zero, count: dirty.width)
+        (pixels + (y - rows.lowerBound) * self.width + dirty.x).update(repeating: .zero, count: dirty.width)
       }
     }
     (self.x0, self.y0, self.width, self.height) = (x0, y0, width, height)
-    dirty = .empty
+    rows = kept
+    dirtyRect = .empty
   }
 
   /// The first pixel of row `y`, after any pending clear: whoever reads or writes rows sees the
   /// layer as drawn, with no call of their own to forget.
   @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<Pixel> {
     settle()
-    return pixels + y * width
+    assert(rows.contains(y), "row \(y) outside the stored rows \(rows)")
+    return pixels + (y - rows.lowerBound) * width
+  }
+
+  /// `rows` clipped to the stored rows.
+  @inline(__always) func storedRows(_ wanted: Range<Int>) -> Range<Int> {
+    let lo = max(wanted.lowerBound, rows.lowerBound), hi = min(wanted.upperBound, rows.upperBound)
+    return lo < hi ? lo..<hi : lo..<lo
   }
 
   var bounds: IntRect { IntRect(x: 0, y: 0, width: width, height: height) }
 }
 
-/// Coverage of a clip: 0...1 per pixel over `rect` of the target, 0 outside it.
+/// Coverage of a clip: 0...1 per pixel over `rect` of the target, 0 outside it. On a band of
+/// the target only the band's rows of it are stored (`rows`).
 final class ClipMask: @unchecked Sendable {
   let rect: IntRect
+  /// The rows of `rect` stored.
+  let rows: Range<Int>
   let values: UnsafeMutablePointer<Float>
 
-  init(rect: IntRect) {
+  init(rect: IntRect, within band: Range<Int>? = nil) {
     self.rect = rect
-    values = .allocate(capacity: max(rect.width * rect.height, 1))
-    values.initialize(repeating: 0, count: max(rect.width * rect.height, 1))
+    let all = rect.y..<rect.maxY
+    rows = band.map { all.clamped(to: $0) } ?? all
+    values = .allocate(capacity: max(rect.width * rows.count, 1))
+    values.initialize(repeating: 0, count: max(rect.width * rows.count, 1))
   }
 
   deinit { values.deallocate() }
 
   @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<Float> {
-    values + (y - rect.y) * rect.width
+    assert(rows.contains(y), "clip row \(y) outside the stored rows \(rows)")
+    return values + (y - rows.lowerBound) * rect.width
   }
 }

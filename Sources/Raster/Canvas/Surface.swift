@@ -1,8 +1,13 @@
 /// Everything one thread needs to draw frames into an image: the coverage accumulator, scratch
 /// rows, a pool of layers and the blur's buffers. Made once per render thread and reused for every
 /// frame, so drawing allocates nothing once it has warmed up.
+///
+/// A band surface (`init(width:height:bandRows:scale:)`) draws a frame a band of rows at a time
+/// (docs/PERFORMANCE.md, Band rendering): its image holds one band, `drawBand(_:)` picks which,
+/// and the effect draws the whole frame into it each time while only the band's rows are
+/// rasterized, blended and stored, with the same numbers as over the whole frame.
 public final class Surface: @unchecked Sendable {
-  /// The image drawn into.
+  /// The image drawn into: the whole frame, or on a band surface the band's rows (`band`).
   public let image: Image
   /// Pixels per point: the display scale.
   public let scale: Float
@@ -17,9 +22,16 @@ public final class Surface: @unchecked Sendable {
   private let coverageRows = Scratch<Float>()
   private let sourceRows = Scratch<Pixel>()
   private var freeLayers: [Layer] = []
+  /// The last mesh tessellated, for the next bands of a frame.
+  let meshes = MeshTessellations()
   /// Whether `GraphicsContext.fill(discs:)` may draw its discs together; off, it fills them one
   /// at a time (tests compare the two).
   var fusesDiscs = true
+
+  /// Set when a drawing operation needed rows outside the band (a blur or a shadow): the band's
+  /// pixels are then not what the whole frame's would be, and the frame must be drawn whole.
+  /// Drawing is the same calls in every band, so the first band tells. Cleared by `clear()`.
+  public internal(set) var needsWholeFrame = false
 
   /// A surface drawing into `image` at `scale` pixels per point.
   public init(image: Image, scale: Float) {
@@ -27,6 +39,39 @@ public final class Surface: @unchecked Sendable {
     self.image = image
     self.scale = scale
     canvasLayer = Layer(wrapping: image)
+  }
+
+  /// A surface drawing a `width` x `height` frame a band of at most `bandRows` rows at a time.
+  public init(width: Int, height: Int, bandRows: Int, scale: Float) {
+    precondition(scale > 0 && scale.isFinite, "display scale \(scale) must be positive")
+    precondition(bandRows > 0)
+    image = Image(width: width, height: min(bandRows, height))
+    self.scale = scale
+    canvasLayer = Layer(wrapping: image, height: height)
+  }
+
+  /// The frame's size in pixels.
+  public var width: Int { canvasLayer.width }
+  public var height: Int { canvasLayer.height }
+
+  /// The frame rows the image holds; image row 0 is frame row `band.lowerBound`.
+  public var band: Range<Int> { canvasLayer.rows }
+
+  /// Whether the image holds fewer rows than the frame.
+  var isBand: Bool { canvasLayer.isBand }
+
+  /// Makes the image hold `rows` of the frame (at most as many as it has), cleared as by `clear()`.
+  public func drawBand(_ rows: Range<Int>) {
+    canvasLayer.store(rows: rows)
+    clear()
+  }
+
+  /// Notes that an operation cannot be drawn band by band (`needsWholeFrame`); true when so, and
+  /// the caller then draws nothing.
+  func refusesBand() -> Bool {
+    guard isBand else { return false }
+    needsWholeFrame = true
+    return true
   }
 
   /// Makes the image transparent for a new frame, with nothing drawn on it yet: drawing a layer
@@ -39,9 +84,11 @@ public final class Surface: @unchecked Sendable {
   public func clear() {
     canvasLayer.pendingFill = .zero
     canvasLayer.dirty = .empty
+    needsWholeFrame = false
   }
 
-  /// The part of the image drawn on since `clear()`: every pixel outside it is clear.
+  /// The part of the frame drawn on since `clear()`, in frame rows (within `band`): every pixel
+  /// outside it is clear.
   public var drawn: IntRect { canvasLayer.dirty }
 
   /// Makes the image's pixels what was drawn since `clear()` (clears them if nothing was).
@@ -51,7 +98,7 @@ public final class Surface: @unchecked Sendable {
 
   /// The size of the image in points.
   public var size: (width: Double, height: Double) {
-    (Double(image.width) / Double(scale), Double(image.height) / Double(scale))
+    (Double(width) / Double(scale), Double(height) / Double(scale))
   }
 
   /// A context drawing into the image in points, with SwiftUI's default state.

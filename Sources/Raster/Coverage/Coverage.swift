@@ -15,6 +15,9 @@ public final class Coverage: @unchecked Sendable {
   /// The pixels covered: columns `x0 ..< x0 + width`, rows `y0 ..< y0 + height` of the target.
   public private(set) var x0 = 0, y0 = 0, width = 0, height = 0
   private var stride = 0
+  /// The rows whose cells are kept (relative to the region): all of them, or a band (band
+  /// rendering). Edges are still stepped from their start, so a kept row gets the same cells.
+  private var kept = 0..<0
   private let storage = Scratch<Float>()
   private var cells: UnsafeMutablePointer<Float>
   /// The first and last cell each row touched; rows outside every edge stay (Int.max, -1).
@@ -27,19 +30,22 @@ public final class Coverage: @unchecked Sendable {
   }
 
   /// Starts a new shape over the given pixels; the cells are zero (resolve clears what it reads).
-  public func reset(x0: Int, y0: Int, width: Int, height: Int) {
+  /// Only `rows` (relative to the region, all when nil) are kept: `span` and `resolve` take only
+  /// those, and give what they would give over the whole region.
+  public func reset(x0: Int, y0: Int, width: Int, height: Int, rows: Range<Int>? = nil) {
     precondition(width >= 0 && height >= 0, "coverage region \(width)x\(height)")
     (self.x0, self.y0, self.width, self.height) = (x0, y0, width, height)
+    kept = rows.map { $0.clamped(to: 0..<height) } ?? 0..<height
     stride = width + 2
-    let needed = stride * height
+    let needed = stride * kept.count
     if needed > storage.capacity {
       // Cells are zero between shapes (resolve clears what it reads): zero new storage once.
       cells = storage.reserve(max(needed, storage.capacity * 2))
       cells.initialize(repeating: 0, count: storage.capacity)
     }
-    if rowMin.count < height {
-      rowMin = Array(repeating: .max, count: height)
-      rowMax = Array(repeating: -1, count: height)
+    if rowMin.count < kept.count {
+      rowMin = Array(repeating: .max, count: kept.count)
+      rowMax = Array(repeating: -1, count: kept.count)
     }
   }
 
@@ -59,7 +65,7 @@ public final class Coverage: @unchecked Sendable {
 
   /// Adds one edge given in target pixel coordinates; its direction sets the sign of its winding.
   public func addEdge(_ a: Point, _ b: Point) {
-    guard a.y != b.y, width > 0, height > 0 else { return }
+    guard a.y != b.y, width > 0, !kept.isEmpty else { return }
     guard a.x.isFinite, a.y.isFinite, b.x.isFinite, b.y.isFinite else { return }
     let ox = Float(x0), oy = Float(y0)
     let p = Point(a.x - ox, a.y - oy), q = Point(b.x - ox, b.y - oy)
@@ -92,6 +98,7 @@ public final class Coverage: @unchecked Sendable {
     let (dir, p0, p1): (Float, Point, Point) = a.y < b.y ? (1, a, b) : (-1, b, a)
     let h = Float(height)
     if p1.y <= 0 || p0.y >= h { return }
+    if p1.y <= Float(kept.lowerBound) || p0.y >= Float(kept.upperBound) { return }  // no kept row
     let dxdy = (p1.x - p0.x) / (p1.y - p0.y)
     // Both ends lie in 0...width, but stepping along the edge in Float can stray past either
     // end by a rounding error: clamp every step, so no cell outside the row is ever touched.
@@ -103,14 +110,20 @@ public final class Coverage: @unchecked Sendable {
     let rowStart = Int(yStart)
     let rowEnd = min(Int(yEnd.rounded(.up)), height)
     let limit = width + 1
-    for y in rowStart..<rowEnd {
+    let (first, last) = (kept.lowerBound, kept.upperBound)
+    for y in rowStart..<min(rowEnd, last) {
       let fy = Float(y)
       let dy = min(fy + 1, yEnd) - max(fy, yStart)
       if dy <= 0 { continue }
       let xnext = min(max(x + dxdy * dy, 0), w)
+      if y < first {  // stepped, not kept: the kept rows see the x the whole region's would
+        x = xnext
+        continue
+      }
+      let r = y - first
       let d = dy * dir
       let (xa, xb) = x < xnext ? (x, xnext) : (xnext, x)
-      let base = cells + y * stride
+      let base = cells + r * stride
       let xaFloor = xa.rounded(.down)
       let xai = min(Int(xaFloor), limit)
       let xbCeil = xb.rounded(.up)
@@ -144,15 +157,15 @@ public final class Coverage: @unchecked Sendable {
         base[xbi] += d * am
         touchedHigh = xbi
       }
-      if xai < rowMin[y] { rowMin[y] = xai }
-      if touchedHigh > rowMax[y] { rowMax[y] = touchedHigh }
+      if xai < rowMin[r] { rowMin[r] = xai }
+      if touchedHigh > rowMax[r] { rowMax[r] = touchedHigh }
       x = xnext
     }
   }
 
   /// The columns of row `y` (relative to the region) that may be covered, or nil when none is.
   public func span(row y: Int) -> Range<Int>? {
-    let lo = rowMin[y], hi = rowMax[y]
+    let lo = rowMin[y - kept.lowerBound], hi = rowMax[y - kept.lowerBound]
     guard hi >= 0 else { return nil }
     return max(lo, 0)..<min(hi + 1, width)
   }
@@ -160,7 +173,7 @@ public final class Coverage: @unchecked Sendable {
   /// Writes the coverage of `span` in row `y` (relative to the region), 0...1, to `out[0...]`
   /// and clears the row's cells for the next shape.
   public func resolve(row y: Int, span: Range<Int>, rule: FillRule, into out: UnsafeMutablePointer<Float>) {
-    let base = cells + y * stride
+    let base = cells + (y - kept.lowerBound) * stride
     var acc: Float = 0
     // Cells left of the span hold nothing (rowMin is the first touched).
     switch rule {
@@ -201,6 +214,7 @@ public final class Coverage: @unchecked Sendable {
 
   /// Clears a row without reading it.
   public func clear(row y: Int) {
+    let y = y - kept.lowerBound
     let hi = rowMax[y]
     if hi >= 0 {
       let lo = max(rowMin[y], 0)

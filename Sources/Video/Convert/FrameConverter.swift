@@ -118,12 +118,36 @@ public final class FrameConverter: Sendable {
       }
       return
     }
-    let rows = drawn.map { $0.isEmpty ? 0..<0 : max($0.y, 0)..<min($0.maxY, height) } ?? 0..<height
+    convertRows(image, rows: 0..<height, into: frame, drawn: drawn)
+  }
+
+  /// Whether `convert(band:rows:into:drawn:)` takes bands: every layout but stacked alpha.
+  public var convertsBands: Bool { stacked == nil }
+
+  /// Writes the samples of frame rows `rows` into `frame` from `image`, whose row 0 is frame row
+  /// `rows.lowerBound` (a band drawn by `Surface`): the bytes converting the whole frame would
+  /// write there, since dither and chroma use frame coordinates. For 4:2:0 a band starts on an
+  /// even row and ends on one or at the bottom, so each chroma row's two rows are in one band.
+  /// `drawn` is as for `convert(_:into:drawn:)`, in frame rows.
+  public func convert(band image: Image, rows: Range<Int>, into frame: ConvertedFrame, drawn: IntRect? = nil) {
+    precondition(convertsBands, "stacked alpha converts whole frames")
+    precondition(image.width == width && image.height >= rows.count, "band image \(image.width)x\(image.height)")
+    precondition(rows.lowerBound >= 0 && rows.upperBound <= height, "rows \(rows) of a \(height)-row frame")
+    precondition(
+      !layout.isSubsampled || (rows.lowerBound % 2 == 0 && (rows.upperBound % 2 == 0 || rows.upperBound == height)),
+      "a 4:2:0 band \(rows) must hold whole row pairs")
+    precondition(
+      frame.width == width && frame.height == height && frame.layout == layout, "frame from another converter")
+    convertRows(image, rows: rows, into: frame, drawn: drawn)
+  }
+
+  private func convertRows(_ image: Image, rows: Range<Int>, into frame: ConvertedFrame, drawn: IntRect?) {
+    let drawnRows = drawn.map { $0.isEmpty ? 0..<0 : max($0.y, 0)..<min($0.maxY, height) } ?? 0..<height
     switch layout {
-    case .yuv420p, .yuva420p: convert420(image, frame, bits: 8, drawnRows: rows)
-    case .yuv420p10: convert420(image, frame, bits: 10, drawnRows: rows)
-    case .yuva444p10: convert444(image, frame)
-    case .rgb24, .rgba, .bgra: convertRGB(image, frame)
+    case .yuv420p, .yuva420p: convert420(image, frame, bits: 8, rows: rows, drawnRows: drawnRows)
+    case .yuv420p10: convert420(image, frame, bits: 10, rows: rows, drawnRows: drawnRows)
+    case .yuva444p10: convert444(image, frame, rows: rows)
+    case .rgb24, .rgba, .bgra: convertRGB(image, frame, rows: rows)
     }
   }
 
@@ -155,12 +179,13 @@ public final class FrameConverter: Sendable {
 
   // MARK: - YUV 4:2:0
 
-  private func convert420(_ image: Image, _ frame: ConvertedFrame, bits: Int, drawnRows: Range<Int>) {
+  private func convert420(_ image: Image, _ frame: ConvertedFrame, bits: Int, rows: Range<Int>, drawnRows: Range<Int>)
+  {
     // Two copies of one loop, so neither tests the sample size per block.
     if bits == 8 {
-      convert420(image, frame, bits: 8, sample: UInt8.self, drawnRows: drawnRows)
+      convert420(image, frame, bits: 8, sample: UInt8.self, rows: rows, drawnRows: drawnRows)
     } else {
-      convert420(image, frame, bits: bits, sample: UInt16.self, drawnRows: drawnRows)
+      convert420(image, frame, bits: bits, sample: UInt16.self, rows: rows, drawnRows: drawnRows)
     }
   }
 
@@ -184,7 +209,7 @@ public final class FrameConverter: Sendable {
 
   @inline(__always)
   private func convert420<Sample: FixedWidthInteger & UnsignedInteger>(
-    _ image: Image, _ frame: ConvertedFrame, bits: Int, sample: Sample.Type, drawnRows: Range<Int>
+    _ image: Image, _ frame: ConvertedFrame, bits: Int, sample: Sample.Type, rows: Range<Int>, drawnRows: Range<Int>
   ) {
     let scale = Float(1 << (bits - 8))  // 10-bit codes are 8-bit codes times 4
     let maximum = Float((1 << bits) - 1)
@@ -203,15 +228,17 @@ public final class FrameConverter: Sendable {
     defer { sums.deallocate() }
     ditherTable.withUnsafeBufferPointer { tableBuffer in
       let table = tableBuffer.baseAddress!
-      for cy in 0..<(height + 1) / 2 {
+      // Image row 0 is frame row `top`.
+      let top = rows.lowerBound
+      for cy in rows.lowerBound / 2..<(rows.upperBound + 1) / 2 {
         let y0 = cy * 2
         let y1 = min(y0 + 1, height - 1)
         if let clearRows, y1 == y0 + 1, !drawnRows.contains(y0), !drawnRows.contains(y1) {
           copyClear(clearRows, pair: cy, into: frame)
           continue
         }
-        let row0 = image.row(y0)
-        let row1 = image.row(y1)
+        let row0 = image.row(y0 - top)
+        let row1 = image.row(y1 - top)
         let dither0 = table + ((y0 & 63) << 6)
         let dither1 = table + ((y1 & 63) << 6)
         let yRow0 = (yPlane.pointer + y0 * yPlane.bytesPerRow).assumingMemoryBound(to: Sample.self)
@@ -224,7 +251,7 @@ public final class FrameConverter: Sendable {
         let vectorBlocks = bits == 8 && !keepsAlpha && aPlane == nil ? (width / 8) * 4 : 0
         if vectorBlocks > 0 {
           opaqueBlocks8(
-            row0, row1, blocks: vectorBlocks, ahead: y1 + 2 < height ? 2 * width : 0,
+            row0, row1, blocks: vectorBlocks, ahead: y1 + 2 < rows.upperBound ? 2 * width : 0,
             luma: (
               UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt8.self),
               UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt8.self)
@@ -404,11 +431,11 @@ public final class FrameConverter: Sendable {
 
   // MARK: - YUV 4:4:4 with alpha (ProRes 4444)
 
-  private func convert444(_ image: Image, _ frame: ConvertedFrame) {
+  private func convert444(_ image: Image, _ frame: ConvertedFrame, rows: Range<Int>) {
     let table = ditherTable
     let scale: Float = 4
-    for y in 0..<height {
-      let row = image.row(y)
+    for y in rows {
+      let row = image.row(y - rows.lowerBound)
       let rows = frame.planes.map {
         $0.pointer.advanced(by: y * $0.bytesPerRow).assumingMemoryBound(to: UInt16.self)
       }
@@ -441,13 +468,13 @@ public final class FrameConverter: Sendable {
 
   // MARK: - RGB
 
-  private func convertRGB(_ image: Image, _ frame: ConvertedFrame) {
+  private func convertRGB(_ image: Image, _ frame: ConvertedFrame, rows: Range<Int>) {
     let table = ditherTable
     let plane = frame.planes[0]
     let channels = layout == .rgb24 ? 3 : 4
     let bgra = layout == .bgra
-    for y in 0..<height {
-      let row = image.row(y)
+    for y in rows {
+      let row = image.row(y - rows.lowerBound)
       let out = plane.pointer.advanced(by: y * plane.bytesPerRow).assumingMemoryBound(to: UInt8.self)
       for x in 0..<width {
         let p = row[x]
