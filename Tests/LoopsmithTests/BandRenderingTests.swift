@@ -93,11 +93,13 @@ import Testing
   }
 
   /// Color Orbs fuses its orbs (one pass a row for all five) from 360x640 up: bands of 32 rows
-  /// draw those rows alone and give the same bytes.
+  /// draw those rows alone and give the same bytes, also on a crossfaded frame (a 6 s loop fades
+  /// its last seconds, both moments shaded and mixed in one pass).
   @Test func fusedOrbsAreTheWholeFramesBytes() throws {
     var request = RenderRequest()
     request.effect = "color-orbs"
     request.size = (360, 640)
+    request.duration = 6
     request.scale = 1
     request.fps = 10
     request.threads = 1
@@ -107,7 +109,7 @@ import Testing
     let whole = Surface(image: Image(width: j.width, height: j.height), scale: Float(j.scale))
     let band = Surface(width: j.width, height: j.height, bandRows: 32, scale: Float(j.scale))
     let converter = FrameConverter(j.outputs[0])
-    for frame in [j.frameCount / 2] {
+    for frame in [j.frameCount / 2, j.frameCount - 1] {
       RenderPipeline.draw(drawer, job: j, frame: frame, on: whole)
       let wholeFrame = converter.makeFrame()
       converter.convert(whole.image, into: wholeFrame, drawn: whole.drawn)

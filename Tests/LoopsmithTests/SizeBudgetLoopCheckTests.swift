@@ -17,10 +17,8 @@ import _TestSupport
     #expect(whole.frameCount == 120)
     var settings = whole.outputs[0]
     settings.frameCount = frames
-    var cut = RenderJob(
-      effectType: whole.effectType, values: whole.values, environment: whole.environment, width: whole.width,
-      height: whole.height, scale: whole.scale, fps: whole.fps, frameCount: frames, fixedTime: nil, plan: whole.plan,
-      outputs: [settings], threads: 2, levels: whole.levels, transition: nil)
+    var cut = whole
+    (cut.frameCount, cut.outputs, cut.threads) = (frames, [settings], 2)
     cut.maxBytes = 10 * 1024 * 1024
     return cut
   }
