@@ -410,7 +410,7 @@ extension VideoCodec {
     }.joined(separator: ", ") + ", high/balanced/small"
   }
 
-  /// Each codec's quality default: "18 h264, 20 hevc, 30 vp9, 35 av1, 90 webp".
+  /// Each codec's quality default: "18 h264, 14 hevc, 16 vp9, 16 av1, 90 webp".
   public static var qualityDefaults: String {
     allCases.compactMap { codec in codec.spec.quality.map { "\($0.defaultValue) \(codec.rawValue)" } }
       .joined(separator: ", ")
