@@ -29,7 +29,7 @@ let package = Package(
     // `make bench`: frames a second and peak memory per effect; a benchmark, not a test.
     .executableTarget(name: "loopsmith-bench", dependencies: ["Loopsmith", "Video", "Effects", "Raster"]),
 
-    .target(name: "_TestSupport", dependencies: ["Raster"], path: "Tests/_TestSupport"),
+    .target(name: "_TestSupport", dependencies: ["Raster", "CLibAV"], path: "Tests/_TestSupport"),
     .testTarget(name: "RasterTests", dependencies: ["Raster", "_TestSupport"]),
     .testTarget(name: "TimingTests", dependencies: ["Timing"]),
     .testTarget(name: "EffectsTests", dependencies: ["Effects", "Raster", "Timing", "_TestSupport"]),

@@ -30,42 +30,6 @@ import _TestSupport
     ranges.map { webm.path("s" + $0.replacingOccurrences(of: ":", with: "-") + ".webm") }
   }
 
-  /// One packet as the demuxer reads it.
-  struct PacketRecord: Equatable {
-    var key: Bool
-    var pts: Int64
-    var duration: Int64
-    var bytes: [UInt8]
-  }
-
-  /// Every packet of a file's video stream, in decoding order, timed in whole frames of `fps`.
-  static func packets(_ path: String, fps: Int32) throws -> [PacketRecord] {
-    var context: UnsafeMutablePointer<AVFormatContext>? = nil
-    guard avformat_open_input(&context, path, nil, nil) == 0, let c = context else {
-      throw VideoError.io("\(path): cannot open")
-    }
-    defer { avformat_close_input(&context) }
-    guard avformat_find_stream_info(c, nil) >= 0, let stream = c.pointee.streams[0] else {
-      throw VideoError.io("\(path): no stream")
-    }
-    let base = stream.pointee.time_base
-    let frame = AVRational(num: 1, den: fps)
-    var packet = av_packet_alloc()
-    defer { av_packet_free(&packet) }
-    guard let p = packet else { throw VideoError.io("av_packet_alloc") }
-    var records: [PacketRecord] = []
-    while av_read_frame(c, p) >= 0 {
-      defer { av_packet_unref(p) }
-      guard p.pointee.stream_index == 0 else { continue }
-      records.append(
-        PacketRecord(
-          key: p.pointee.flags & AV_PKT_FLAG_KEY != 0, pts: av_rescale_q(p.pointee.pts, base, frame),
-          duration: av_rescale_q(p.pointee.duration, base, frame),
-          bytes: Array(UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size)))))
-    }
-    return records
-  }
-
   /// Joined with `--key-frames first`, checked against the whole render of the same loop: one key
   /// frame, 30 frames of exactly 1/10 s, the whole render's tag, each frame close to the whole
   /// render's and in its place, and `check` passing against the tag. The errors of each frame
@@ -91,7 +55,7 @@ import _TestSupport
     // The whole render's loopsmith-preset tag, which `check` re-renders the source from.
     #expect(info.comment != nil && info.comment == wholeInfo.comment)
     #expect(info.comment?.hasPrefix("loopsmith-preset ") == true)
-    let packets = try Self.packets(out, fps: 10)
+    let packets = try videoPackets(out, fps: 10)
     #expect(packets.map(\.duration) == Array(repeating: 1, count: 30))
     #expect(packets.map(\.pts).sorted() == (0..<30).map(Int64.init))
     #expect(packets.filter(\.key).map(\.pts) == [0])
@@ -198,11 +162,11 @@ import _TestSupport
       var expected: [PacketRecord] = []
       for (range, path) in zip(Self.ranges, segments) {
         let start = Int64(range.split(separator: ":")[0])!
-        expected += try Self.packets(path, fps: 10).map {
+        expected += try videoPackets(path, fps: 10).map {
           var p = $0; p.pts += start; return p
         }
       }
-      let joined = try Self.packets(out, fps: 10)
+      let joined = try videoPackets(out, fps: 10)
       #expect(joined.count == 30 && joined == expected, "\(ext)")
       #expect(joined.filter(\.key).map(\.pts) == [0, 7, 19], "\(ext)")
     }
@@ -218,10 +182,10 @@ import _TestSupport
     let copied = try runLoopsmith(["join", segment, "-o", dir.path("copied.mp4")])
     #expect(first.status == 0 && copied.status == 0, "\(first.stderr)")
     // The same packets as the segment and the plain join, with the whole render's tag added.
-    let packets = try Self.packets(segment, fps: 10)
+    let packets = try videoPackets(segment, fps: 10)
     #expect(packets.count == 30 && packets.filter(\.key).count == 1)
-    #expect(try Self.packets(dir.path("first.mp4"), fps: 10) == packets)
-    #expect(try Self.packets(dir.path("copied.mp4"), fps: 10) == packets)
+    #expect(try videoPackets(dir.path("first.mp4"), fps: 10) == packets)
+    #expect(try videoPackets(dir.path("copied.mp4"), fps: 10) == packets)
     let tag = try VideoReader(path: SegmentJoinTests.renders.path("whole.mp4")).info.comment
     #expect(tag?.hasPrefix("loopsmith-preset ") == true)
     #expect(try VideoReader(path: dir.path("first.mp4")).info.comment == tag)

@@ -65,7 +65,7 @@ import _TestSupport
       }
       let written = try writer.finish()
       #expect(written.frames == frames)
-      let packets = try KeyFramesPackets.read(path, fps: 10)
+      let packets = try videoPackets(path, fps: 10)
       // One packet a shown frame, at its exact time, one key frame at 0.
       #expect(packets.map(\.pts) == (0..<Int64(frames)).map { $0 })
       #expect(packets.allSatisfy { $0.duration == 1 })
@@ -106,42 +106,5 @@ import _TestSupport
     #expect(calls == 12)
     #expect(files(in: folder.url.path) == ["a.webm"])
     #expect(fileBytes(path) == Data("old".utf8))
-  }
-}
-
-/// The packets of a file's video stream (KeyFramesJoinTests' reader lives in another target).
-enum KeyFramesPackets {
-  struct Record {
-    var key: Bool
-    var pts: Int64
-    var duration: Int64
-    var bytes: [UInt8]
-  }
-
-  static func read(_ path: String, fps: Int32) throws -> [Record] {
-    var context: UnsafeMutablePointer<AVFormatContext>? = nil
-    guard avformat_open_input(&context, path, nil, nil) == 0, let c = context else {
-      throw VideoError.io("\(path): cannot open")
-    }
-    defer { avformat_close_input(&context) }
-    guard avformat_find_stream_info(c, nil) >= 0, let stream = c.pointee.streams[0] else {
-      throw VideoError.io("\(path): no stream")
-    }
-    let base = stream.pointee.time_base
-    let frame = AVRational(num: 1, den: fps)
-    var packet = av_packet_alloc()
-    defer { av_packet_free(&packet) }
-    guard let p = packet else { throw VideoError.io("av_packet_alloc") }
-    var records: [Record] = []
-    while av_read_frame(c, p) >= 0 {
-      defer { av_packet_unref(p) }
-      guard p.pointee.stream_index == 0 else { continue }
-      records.append(
-        Record(
-          key: p.pointee.flags & AV_PKT_FLAG_KEY != 0, pts: av_rescale_q(p.pointee.pts, base, frame),
-          duration: av_rescale_q(p.pointee.duration, base, frame),
-          bytes: Array(UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size)))))
-    }
-    return records
   }
 }
