@@ -514,7 +514,7 @@ let notes = """
   run right after ours; x skia = @1x / skia. roof%: @1x as a share of the memory roofline, the f/s that
   \(f1(bandwidthAll)) GB/s (a copy loop on \(cores) threads; \(f1(bandwidth1)) on one) allows for the 33.5 bytes a pixel a frame moves
   at least (the float frame written and read once, the YUV samples written).
-  r+e: render and encode together (H.264 medium crf 18 / VP9 crf 30, \(RenderSetting.defaultEncoderThreads) encoder threads); enc: the same
+  r+e: render and encode together (H.264 medium crf \(VideoCodec.h264.spec.quality?.defaultValue ?? 0) / VP9 crf \(VideoCodec.vp9.spec.quality?.defaultValue ?? 0), \(RenderSetting.defaultEncoderThreads) encoder threads); enc: the same
   frames, rendered beforehand, through the same writer alone; median of \(encodeRuns) run(s) of \(encodeFrames) frames.
   ratio = r+e time / enc time; cpu x = r+e CPU / enc CPU, the work rendering adds.
   MB: peak resident memory (MB) of a CLI render of 10 s (weather 12 s) / 60 s at 5 frames/s, --null and to MP4;
@@ -586,7 +586,7 @@ for r in rows {
         Verdict(
           target: "peak MB rendering alone (--null), \(seconds) s", name: r.name, value: null, limit: 150, atMost: true,
           evidence: String(
-            format: "a float frame is %.0f MB; each render thread holds one, and layers and blur buffers their own",
+            format: "a frame with a blur or shadow draws whole: each render thread then holds a %.0f MB float frame, and layers and blur buffers their own (frames without one draw in bands)",
             Double(r.width * r.height * 16) / 1e6)))
     }
     if let total, let encoder {
