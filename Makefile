@@ -120,8 +120,9 @@ bench: deps $(if $(filter 0,$(BENCH_SKIA)),,bench-setup)
 ## loop-report: a benchmark, not a test: every default loop (each effect, weather and voice state)
 ## through H.264, HEVC, VP9 (and VP9 with alpha) and AV1 at LOOP_REPORT_SIZE (default 540x960; the full
 ## 1080x1920 takes hours on 2 cores), measured against its lossless frames: temporal jumps per 16x16
-## block, the seam, bytes, PSNR, SSIM, banding. Writes bench/loop-report.md and .json. LOOP_REPORT_ONLY,
-## LOOP_REPORT_CODECS, LOOP_REPORT_TUNING=on|off|both, LOOP_REPORT_QUALITY, LOOP_REPORT_OPTIONS: see
+## block, the seam, bytes, PSNR, SSIM, banding against the float picture. Writes bench/loop-report.md
+## and .json. LOOP_REPORT_ONLY, LOOP_REPORT_CODECS, LOOP_REPORT_TUNING=on|off|both, LOOP_REPORT_QUALITY,
+## LOOP_REPORT_OPTIONS, LOOP_REPORT_FRAMES (the first N frames, for quality sweeps): see
 ## Sources/loopsmith-bench/LoopReport.swift.
 LOOP_REPORT_SIZE ?= 540x960
 loop-report: deps
