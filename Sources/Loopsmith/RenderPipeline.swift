@@ -171,8 +171,9 @@ public enum RenderPipeline {
 
   /// Draws one frame on a band surface a band at a time, from the top, calling `band(rows)`
   /// after each band is drawn with the band's pixels in `surface.image` (its row 0 is frame row
-  /// `rows.lowerBound`; `surface.drawn` holds what was drawn). Returns false, having called
-  /// `band` for no row, when the frame's drawing needs the whole frame (`needsWholeFrame`).
+  /// `rows.lowerBound`; `surface.drawn` holds what was drawn). Returns false when the frame's
+  /// drawing needs the whole frame (`needsWholeFrame`): usually found in the first band, before
+  /// `band` is called; found later, the caller converts the whole frame over the bands handed on.
   public static func drawBands(
     _ effect: any Effect, job: RenderJob, frame: Int, on surface: Surface, band: (Range<Int>) -> Void
   ) -> Bool {
