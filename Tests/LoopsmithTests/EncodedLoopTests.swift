@@ -47,37 +47,10 @@ import _TestSupport
       let against = try #require(report.against, "\(label): not compared with its source: \(report.failures)")
       #expect(against.sourceSteps.count == job.frameCount, "\(label)")
       let figures = Self.figures(report, against)
-      guard let known = Self.knownIssues[Self.key(effect, set, file)] else {
-        #expect(report.passed, "\(label): \(figures)")
-        continue
-      }
-      // A known issue covers the jumps it names (inside the loop, and the seam's only where it
-      // says so): every other rule still holds.
-      #expect(report.judgement.passed, "\(label): \(figures)")
-      let seamJumps = against.jumps.filter(\.isSeam)
-      #expect(known.seam || seamJumps.isEmpty, "\(label): \(figures)")
-      #expect(report.failures.count <= 1 && against.jumps.count <= known.most, "\(label): \(figures)")
-      withKnownIssue("\(label): \(known.figures)") {
-        #expect(against.jumps.isEmpty, "\(label): \(figures)")
-      }
+      // With an explicit source every jump fails, inside the loop as at the seam.
+      #expect(report.passed, "\(label): \(figures)")
     }
   }
-
-  /// A case and file, as `knownIssues` names them.
-  static func key(_ effect: String, _ set: [String: String], _ file: String) -> String {
-    ([effect] + set.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [file]).joined(separator: " ")
-  }
-
-  /// Files whose encoding still jumps beyond the source, with the figures measured, the most
-  /// jumps allowed before it counts as worse, and whether the seam is one of them
-  /// (docs/ENCODING.md, Loop tuning). A fix makes the known issue fail as unrecorded: remove its
-  /// row then.
-  static let knownIssues: [String: (figures: String, most: Int, seam: Bool)] = [
-    "weather weather=clearNight vp9.webm": (
-      "VP9 (crf 16) re-codes the slow sky in steps beyond the source: 4 of 144 steps jump, the worst 26->27 at 1.49 codes against the source's 0.17 (0.23 over 1.5 x source + 1), 55->56 1.37 against 0.17, 106->107 1.37 against 0.18; the seam passes",
-      12, false
-    ),
-  ]
 
   /// The failures, then the seam's figures and the worst jumps: step, file against source.
   static func figures(_ report: LoopCheck, _ against: LoopCheck.Against) -> String {

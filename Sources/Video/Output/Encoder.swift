@@ -10,8 +10,7 @@ final class Encoder {
   /// Whether frames go in as palette indices (GIF: `CodecSpec.indexedColour`).
   var indexedColour: Bool { pixelFormat == AV_PIX_FMT_PAL8 }
   private let output: OutputContext
-  /// The encoder whose packets are written; in two passes, the first pass's until `finish`.
-  private var context: CodecContext
+  private let context: CodecContext
   private let stream: UnsafeMutablePointer<AVStream>
   private let frame: Frame
   private let packet: Packet
@@ -22,13 +21,6 @@ final class Encoder {
   /// Pixels from frames across the loop, collected before the first frame (GIFPalette.Sampler).
   private var paletteSampler: GIFPalette.Sampler?
   private(set) var framesSent = 0
-  /// Frames given to the encoder whose packets are written (audio follows them).
-  private var framesEncoded = 0
-  private let layout: PixelLayout
-  /// 2 for a two-pass encode (`CodecOption` "passes", docs/ENCODING.md, Loop tuning), else 1.
-  let passes: Int
-  /// The frames the second pass encodes again, in a nameless file; nil in one pass.
-  private var spill: TwoPassSpill?
   /// The header and trailer written: a muxer frees what it holds in its trailer.
   private var headerWritten = false
   private var trailerWritten = false
@@ -56,15 +48,9 @@ final class Encoder {
     }
     frame = try Frame(width: settings.width, height: settings.height, format: pixelFormat, path: path)
     packet = try Packet(path: path)
-    self.layout = layout
-    // Two-pass VP9 (docs/ENCODING.md, Loop tuning): the first pass's encoder stands in until
-    // `finish`, which opens the second with its statistics and encodes the spilled frames again.
-    passes = Self.passes(settings)
-    if passes == 2 { spill = try TwoPassSpill(besides: filePath, path: path) }
     context = try Self.openCodec(
       codec, settings: settings, layout: layout, pixelFormat: pixelFormat,
-      globalHeader: Int32(output.pointer.pointee.oformat.pointee.flags) & AVFMT_GLOBALHEADER != 0,
-      pass: passes == 2 ? 1 : 0, stats: nil, path: path)
+      globalHeader: Int32(output.pointer.pointee.oformat.pointee.flags) & AVFMT_GLOBALHEADER != 0, path: path)
     let c = context.pointer
 
     guard let stream = avformat_new_stream(output.pointer, nil) else {
@@ -118,11 +104,10 @@ final class Encoder {
     if headerWritten && !trailerWritten && settings.format == .gif { av_write_trailer(output.pointer) }
   }
 
-  /// An encoder set up for `settings` and opened; `pass` 1 or 2 of a two-pass encode (with the
-  /// first pass's `statistics`), or 0 for one pass.
+  /// An encoder set up for `settings` and opened.
   private static func openCodec(
     _ codec: UnsafePointer<AVCodec>, settings: OutputSettings, layout: PixelLayout, pixelFormat: AVPixelFormat,
-    globalHeader: Bool, pass: Int, stats statistics: String?, path: String
+    globalHeader: Bool, path: String
   ) throws -> CodecContext {
     let context = try CodecContext(codec: codec, path: path)
     let c = context.pointer
@@ -153,19 +138,7 @@ final class Encoder {
     }
     let options = Options()
     try Self.configureCodec(c, options, settings)
-    var stats: UnsafeMutablePointer<CChar>? = nil
-    defer { free(stats) }  // libvpx decodes its own copy when it opens
-    switch pass {
-    case 1: c.pointee.flags |= Int32(AV_CODEC_FLAG_PASS1)
-    case 2:
-      c.pointee.flags |= Int32(AV_CODEC_FLAG_PASS2)
-      stats = strdup(statistics ?? "")
-      c.pointee.stats_in = stats
-    default: break
-    }
-    let opened = avcodec_open2(c, codec, &options.pointer)
-    c.pointee.stats_in = nil
-    try check(opened, "avcodec_open2", path: path)
+    try check(avcodec_open2(c, codec, &options.pointer), "avcodec_open2", path: path)
     try options.requireAllUsed(by: "avcodec_open2 (\(settings.codec.spec.encoder))", path: path)
     return context
   }
@@ -308,24 +281,10 @@ final class Encoder {
     Self.applyCodecOptions(settings, options)
   }
 
-  /// The option (of `OutputSettings.codecOptions`, never handed to libav) that asks libvpx for a
-  /// two-pass encode: "passes=2" (docs/ENCODING.md, Loop tuning). Not part of any loop tuning yet:
-  /// measurements ask for it (`LOOP_REPORT_OPTIONS=vp9:passes=2`).
-  static let passesOption = "passes"
-
-  /// 2 when the last "passes" option asks for two passes and the encoder is libvpx without alpha
-  /// (VP9 with alpha is left as it is: it passes the encoded-loop test untuned), else 1.
-  static func passes(_ settings: OutputSettings) -> Int {
-    guard settings.codec == .vp9, !settings.carriesAlpha,
-      settings.codecOptions.last(where: { $0.name == passesOption })?.value == "2"
-    else { return 1 }
-    return 2
-  }
-
   /// The loop tuning and extra options (OutputSettings.codecOptions): appended to the encoder's
   /// parameter string where it has one (later pairs win), else set as AVOptions.
   private static func applyCodecOptions(_ settings: OutputSettings, _ options: Options) {
-    let tuning = settings.codecOptions.filter { $0.name != passesOption }
+    let tuning = settings.codecOptions
     guard !tuning.isEmpty else { return }
     if let key = settings.codec.parameterString {
       let base = av_dict_get(options.pointer, key, nil, 0).map { String(cString: $0.pointee.value) }
@@ -355,56 +314,10 @@ final class Encoder {
       f.pointee.color_range = AVCOL_RANGE_MPEG
       f.pointee.chroma_location = converted.layout.chromaLocation
     }
-    if let spill {  // the first pass: statistics only, then the frame kept for the second
-      try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame (first pass)", path: path)
-      framesSent += 1
-      try drain(write: false)
-      try spill.append(converted)
-      return
-    }
     try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame", path: path)
     framesSent += 1
-    framesEncoded += 1
     try drain()
     try encodeAudio(final: false)
-  }
-
-  /// Ends the first pass and encodes the spilled frames again with its statistics, writing
-  /// their packets (and the audio beside them).
-  private func secondPass(interrupt: () throws -> Void) throws {
-    guard let spill else { return }
-    try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL) (first pass)", path: path)
-    try drain(write: false, interrupt: interrupt)
-    guard let out = context.pointer.pointee.stats_out else {
-      throw VideoError.libav(
-        function: "avcodec_receive_packet", code: clibav_error(EINVAL),
-        message: "the first pass gave no statistics", path: path)
-    }
-    let statistics = String(cString: out)
-    guard let codec = avcodec_find_encoder_by_name(settings.codec.spec.encoder) else {
-      throw VideoError.libav(
-        function: "avcodec_find_encoder_by_name", code: clibav_error(ENOSYS),
-        message: "this FFmpeg has no \(settings.codec.spec.encoder) encoder", path: path)
-    }
-    context = try Self.openCodec(
-      codec, settings: settings, layout: layout, pixelFormat: pixelFormat,
-      globalHeader: Int32(output.pointer.pointee.oformat.pointee.flags) & AVFMT_GLOBALHEADER != 0, pass: 2,
-      stats: statistics, path: path)
-    self.spill = nil
-    let converted = ConvertedFrame(width: settings.width, height: settings.height, layout: layout)
-    let f = frame.pointer
-    try spill.rewind()
-    while framesEncoded < framesSent {
-      try interrupt()
-      try spill.read(into: converted)
-      try check(av_frame_make_writable(f), "av_frame_make_writable", path: path)
-      try copyPlanes(f, from: converted)
-      f.pointee.pts = Int64(framesEncoded)
-      try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame", path: path)
-      framesEncoded += 1
-      try drain(interrupt: interrupt)
-      try encodeAudio(final: false)
-    }
   }
 
   /// The converted planes, row by row, into the frame's buffers.
@@ -482,24 +395,19 @@ final class Encoder {
   /// Audio up to the end of the frames sent so far, so the muxer interleaves evenly.
   private func encodeAudio(final: Bool) throws {
     guard let audio else { return }
-    let until = framesEncoded * AudioEncoder.sampleRate / settings.fps
+    let until = framesSent * AudioEncoder.sampleRate / settings.fps
     try audio.encode(upTo: until, final: final) { packet in
       try check(av_interleaved_write_frame(output.pointer, packet), "av_interleaved_write_frame (audio)", path: path)
     }
   }
 
   /// Writes every packet the encoder has ready.
-  /// A first pass's (`write` false) are dropped: libvpx keeps its statistics itself.
-  private func drain(write: Bool = true, interrupt: () throws -> Void = {}) throws {
+  private func drain(interrupt: () throws -> Void = {}) throws {
     while true {
       try interrupt()
       let code = avcodec_receive_packet(context.pointer, packet.pointer)
       if code == errorAgain || code == errorEOF { return }  // wants input, or done
       try check(code, "avcodec_receive_packet", path: path)
-      if !write {
-        av_packet_unref(packet.pointer)
-        continue
-      }
       LoopTiming.retime(
         packet.pointer, settings: settings, codecTimeBase: context.pointer.pointee.time_base,
         streamTimeBase: stream.pointee.time_base)
@@ -514,7 +422,6 @@ final class Encoder {
   /// writes the
   /// trailer and closes the file.
   func finish(interrupt: () throws -> Void = {}) throws {
-    try secondPass(interrupt: interrupt)
     try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL)", path: path)
     try drain(interrupt: interrupt)
     // libwebp_anim hands back the whole animation as one packet at the end.

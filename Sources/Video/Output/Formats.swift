@@ -465,10 +465,13 @@ extension VideoCodec {
       // are what hold a slowly changing block until it jumps.
       [CodecOption("fast-pskip", "0"), CodecOption("dct-decimate", "0")]
     case .vp9:
-      // Probability contexts carried from frame to frame: fewer jumps and smaller files (opaque).
-      // With alpha it made the loader's seam (48x48, 10 fps) step 1.99 times its neighbours, a
-      // failing check: left out there.
-      alpha ? [] : [CodecOption("frame-parallel", "0")]
+      // Speed 1, not 2: libvpx's fuller mode and motion search at speed 1 update a slowly
+      // changing block a little each frame where speed 2 holds it and then jumps (clear night's
+      // sky), for fewer bytes, with or without alpha, at a slower encode (docs/ENCODING.md, Loop
+      // tuning). Probability contexts carried from frame to frame: fewer jumps and smaller files
+      // (opaque); with alpha it made the loader's seam (48x48, 10 fps) step 1.99 times its
+      // neighbours, a failing check: left out there.
+      [CodecOption("cpu-used", "1")] + (alpha ? [] : [CodecOption("frame-parallel", "0")])
     case .av1:
       // No temporal filtering: SVT-AV1 blends the key frame with the frames after it, so frame 0
       // leans toward frame 1 and the seam pulses (docs/ENCODING.md, Loop tuning).
