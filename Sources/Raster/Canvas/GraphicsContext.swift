@@ -126,6 +126,20 @@ public struct GraphicsContext {
     return hi < Float(target.rows.lowerBound) - 1 || lo > Float(target.rows.upperBound) + 1
   }
 
+  /// Whether a fill inside `rect` (user space, with this context's state) can change no stored
+  /// pixel: on a band, its corners all lie more than two pixels above or below the band (a
+  /// pixel more than `missesBand(_:)` asks, for the rounding of a shape's own points). An
+  /// effect may skip such a shape, and the arithmetic that places it, on that band. Never true
+  /// on a whole frame, or with a filter.
+  public func missesBand(_ rect: Rect) -> Bool {
+    guard target.isBand, filters.isEmpty else { return false }
+    let a = transform.apply(Point(rect.minX, rect.minY)).y, b = transform.apply(Point(rect.maxX, rect.minY)).y
+    let c = transform.apply(Point(rect.minX, rect.maxY)).y, d = transform.apply(Point(rect.maxX, rect.maxY)).y
+    let lo = min(a, b, c, d), hi = max(a, b, c, d)
+    guard lo.isFinite && hi.isFinite else { return false }
+    return hi < Float(target.rows.lowerBound) - 2 || lo > Float(target.rows.upperBound) + 2
+  }
+
   // MARK: - Clip
 
   /// Intersects the clip with the inside of `path`; later operations are masked after filtering.

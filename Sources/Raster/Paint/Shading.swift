@@ -15,6 +15,10 @@ struct ShadingProgram {
     case solid(Pixel)
     /// t = ax * x + ay * y + c at pixel centers.
     case linear(ax: Float, ay: Float, c: Float)
+    /// `linear` with ax = 0 (the weather's sky) and opaque stops: one color a row, the table's
+    /// two entries around it computed from the gradient as the table would hold them, so a band
+    /// of rows builds no 1025-entry table.
+    case vertical(ax: Float, ay: Float, c: Float, gradient: Gradient)
     /// u = inverse(p) - center in user space; t = (|u| - r0) * invSpan.
     case radial(inverse: Transform, center: Point, r0: Float, invSpan: Float)
   }
@@ -28,11 +32,11 @@ struct ShadingProgram {
       kind = .solid(c.premultiplied)
       table = []
     case .linearGradient(let g, let start, let end):
-      table = GradientTable(g).entries
       // t is affine in user space, and user space is affine in pixel space: compose them once.
       let d = end - start
       let len2 = (d * d).sum()
       guard len2 > 0, let inv = transform.inverted else {
+        table = GradientTable(g).entries
         kind = .linear(ax: 0, ay: 0, c: 0)  // a zero-length gradient shows its first color
         return
       }
@@ -40,6 +44,13 @@ struct ShadingProgram {
       let ax = gx * inv.a + gy * inv.b
       let ay = gx * inv.c + gy * inv.d
       let c = gx * (inv.tx - start.x) + gy * (inv.ty - start.y)
+      if ax == 0 && !g.stops.isEmpty && g.stops.allSatisfy({ $0.color.alpha == 1 }) {
+        // Opaque stops make every entry opaque (isOpaque), as the table would show.
+        table = []
+        kind = .vertical(ax: ax, ay: ay, c: c, gradient: g)
+        return
+      }
+      table = GradientTable(g).entries
       kind = .linear(ax: ax, ay: ay, c: c)
     case .radialGradient(let g, let center, let r0, let r1):
       table = GradientTable(g).entries
@@ -56,6 +67,7 @@ struct ShadingProgram {
   var isOpaque: Bool {
     switch kind {
     case .solid(let p): p.w == 1
+    case .vertical: true
     case .linear, .radial: !table.isEmpty && table.allSatisfy { $0.w == 1 }
     }
   }
@@ -65,18 +77,41 @@ struct ShadingProgram {
     return false
   }
 
+  /// Writes `count` pixels of one color two at a time (32-byte stores, where `update(repeating:)`
+  /// stores one pixel at a time).
+  @inline(__always) static func fill(_ out: UnsafeMutablePointer<Pixel>, with color: Pixel, count: Int) {
+    let pair = Lanes(lowHalf: color, highHalf: color)
+    let raw = UnsafeMutableRawPointer(out)
+    var i = 0
+    while i + 2 <= count {
+      raw.storeBytes(of: pair, toByteOffset: i * 16, as: Lanes.self)
+      i += 2
+    }
+    if i < count { out[i] = color }
+  }
+
   /// The premultiplied colors of pixels `x ..< x + count` of row `y`, sampled at pixel centers.
   func shade(row y: Int, x: Int, count: Int, into out: UnsafeMutablePointer<Pixel>) {
     let py = Float(y) + 0.5
     switch kind {
     case .solid(let p):
       out.update(repeating: p, count: count)
+    case .vertical(let ax, let ay, let c, let gradient):
+      // `GradientTable.lookup` of the table's two entries around t, made as the table makes them.
+      let v = ax * (Float(x) + 0.5) + ay * py + c
+      let clamped: Float = v > 0 ? (v < 1 ? v : 1) : 0
+      let position = clamped * Float(GradientTable.size)
+      let i = min(Int(position), GradientTable.size - 1)
+      let f = position - Float(i)
+      let n = Float(GradientTable.size)
+      let a = gradient.color(at: Float(i) / n), b = gradient.color(at: Float(i + 1) / n)
+      Self.fill(out, with: a + (b - a) * f, count: count)
     case .linear(let ax, let ay, let c):
       table.withUnsafeBufferPointer { t in
         var v = ax * (Float(x) + 0.5) + ay * py + c
         if ax == 0 {
           // A vertical gradient (the weather sky): one color a row.
-          out.update(repeating: GradientTable.lookup(v, t.baseAddress!), count: count)
+          Self.fill(out, with: GradientTable.lookup(v, t.baseAddress!), count: count)
           return
         }
         for i in 0..<count {

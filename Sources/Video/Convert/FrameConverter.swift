@@ -33,6 +33,9 @@ public final class FrameConverter: Sendable {
   /// For 4:2:0 layouts, 128 rows converted from clear pixels: rows of a frame known to be clear
   /// are copied from these (dither repeats every 64 rows) instead of read and converted.
   let clearRows: ConvertedFrame?
+  /// Whether runs of one colour a row are converted from tiles (`opaqueBlocks8`); off, every
+  /// pixel is converted (tests compare the two).
+  let findsRuns: Bool
 
   public convenience init(_ settings: OutputSettings) {
     self.init(
@@ -42,13 +45,14 @@ public final class FrameConverter: Sendable {
 
   init(
     width: Int, height: Int, layout: PixelLayout, keepAlpha: Bool, background: Color, clearRows: Bool = true,
-    limitedAlpha: Bool = false, stacked: Bool = false
+    limitedAlpha: Bool = false, stacked: Bool = false, findsRuns: Bool = true
   ) {
     precondition(width > 0 && height > 0, "converter size \(width)x\(height) must be positive")
     precondition(!stacked || (layout == .yuv420p && height % 4 == 0), "stacked alpha is 8-bit 4:2:0 of an even picture")
     (self.width, self.height, self.layout) = (width, height, layout)
     keepsAlpha = keepAlpha && layout.hasAlpha
     self.limitedAlpha = limitedAlpha
+    self.findsRuns = findsRuns
     (alphaOffset, alphaRange) = limitedAlpha ? (StackedAlpha.alphaOffset, StackedAlpha.alphaRange) : (0, 255)
     self.background = background.premultiplied
     // The picture, with its alpha plane written as the bottom half's luma.
@@ -226,6 +230,9 @@ public final class FrameConverter: Sendable {
     // edge on the left and enough on the right for the chroma pass's last group of four.
     let sums = ColumnSums(width: width)
     defer { sums.deallocate() }
+    // Runs of one colour a row (a sky) for the opaque 8-bit path: codes from 64-column tiles.
+    let tiles = UniformTiles(width: width)
+    defer { tiles.deallocate() }
     ditherTable.withUnsafeBufferPointer { tableBuffer in
       let table = tableBuffer.baseAddress!
       // Image row 0 is frame row `top`.
@@ -249,14 +256,16 @@ public final class FrameConverter: Sendable {
         let crDither = table + (((cy + 7) & 63) << 6)
         // Opaque 8-bit frames, the common case, take eight pixels of each row at a time first.
         let vectorBlocks = bits == 8 && !keepsAlpha && aPlane == nil ? (width / 8) * 4 : 0
+        var uniform: UniformTiles? = nil
         if vectorBlocks > 0 {
-          opaqueBlocks8(
+          let runs = opaqueBlocks8(
             row0, row1, blocks: vectorBlocks, ahead: y1 + 2 < rows.upperBound ? 2 * width : 0,
             luma: (
               UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt8.self),
               UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt8.self)
             ),
-            sums: sums, dither: (dither0, dither1))
+            sums: sums, dither: (dither0, dither1), tiles: findsRuns ? tiles : nil)
+          if runs { uniform = tiles }
         }
         for cx in vectorBlocks..<(width + 1) / 2 {
           let x0 = cx * 2
@@ -306,7 +315,7 @@ public final class FrameConverter: Sendable {
         sums.padEdges()
         chromaRow(
           sums, cb: cbRow, cr: crRow, scale: scale, maximum: hi, dither: (cbDither, crDither),
-          premultiplied: keepsAlpha)
+          premultiplied: keepsAlpha, uniform: uniform)
       }
     }
   }
@@ -318,12 +327,18 @@ public final class FrameConverter: Sendable {
   ///
   /// Four samples at a time: the eight sums from the block's left neighbour on and the eight
   /// from its right column on hold, as even and odd halves, the four taps of four samples.
+  ///
+  /// With `uniform` (8-bit only), a group of four samples whose columns and their outer
+  /// neighbours all lie in chunks `opaqueBlocks8` found to be one colour a row takes its codes
+  /// from the 64-sample tile of that colour: the same arithmetic on the same sums, so the same
+  /// bytes, computed once a row instead of once a group.
   @inline(__always)
   private func chromaRow<Sample: FixedWidthInteger & UnsignedInteger>(
     _ sums: ColumnSums, cb: UnsafeMutablePointer<Sample>, cr: UnsafeMutablePointer<Sample>, scale: Float,
-    maximum: SIMD4<Float>, dither: (UnsafePointer<Float>, UnsafePointer<Float>), premultiplied: Bool
+    maximum: SIMD4<Float>, dither: (UnsafePointer<Float>, UnsafePointer<Float>), premultiplied: Bool,
+    uniform: UniformTiles? = nil, blocks: Int? = nil
   ) {
-    let blocks = (width + 1) / 2
+    let blocks = blocks ?? (width + 1) / 2
     let three = SIMD4<Float>(repeating: 3)
     // Two rows of 1 3 3 1: sixteen columns' worth.
     let sixteenth = SIMD4<Float>(repeating: 1.0 / 16)
@@ -335,8 +350,8 @@ public final class FrameConverter: Sendable {
       let right = UnsafeRawPointer(channel + 2 * cx + 2).loadUnaligned(as: Lanes.self)
       return (left.evenHalf + right.oddHalf) + three * (left.oddHalf + right.evenHalf)
     }
-    var cx = 0
-    while cx < blocks {
+    /// The Cb and Cr values (before rounding) of samples cx..<cx + 4 from `sums`.
+    @inline(__always) func values(_ sums: ColumnSums, _ cx: Int) -> (SIMD4<Float>, SIMD4<Float>) {
       var r = taps(sums.red, cx) * sixteenth
       var g = taps(sums.green, cx) * sixteenth
       var b = taps(sums.blue, cx) * sixteenth
@@ -359,6 +374,32 @@ public final class FrameConverter: Sendable {
         dither.1[(cx + 41) & 63], dither.1[(cx + 42) & 63], dither.1[(cx + 43) & 63], dither.1[(cx + 44) & 63])
       let cbValues = offset + cbScale * (b - luma) + cbNoise
       let crValues = offset + crScale * (r - luma) + crNoise
+      return (cbValues, crValues)
+    }
+    // A run's chroma tile: this code over 64 samples of sums that are all the run's.
+    var runs: UniformTiles? = nil
+    if Sample.self == UInt8.self, let uniform, let chunk = (0..<blocks / 4).first(where: { uniform.flags[$0] != 0 }) {
+      let t = uniform.sums
+      t.red.update(repeating: sums.red[8 * chunk + 1], count: UniformTiles.sumsCount)
+      t.green.update(repeating: sums.green[8 * chunk + 1], count: UniformTiles.sumsCount)
+      t.blue.update(repeating: sums.blue[8 * chunk + 1], count: UniformTiles.sumsCount)
+      chromaRow(
+        t, cb: uniform.cb, cr: uniform.cr, scale: scale, maximum: maximum, dither: dither,
+        premultiplied: premultiplied, blocks: 64)
+      runs = uniform
+    }
+    var cx = 0
+    while cx < blocks {
+      if let runs, runs.groupIsUniform(cx / 4) {
+        let i = cx & 63
+        UnsafeMutableRawPointer(cb + cx).storeBytes(
+          of: UnsafeRawPointer(runs.cb + i).loadUnaligned(as: UInt32.self), as: UInt32.self)
+        UnsafeMutableRawPointer(cr + cx).storeBytes(
+          of: UnsafeRawPointer(runs.cr + i).loadUnaligned(as: UInt32.self), as: UInt32.self)
+        cx += 4
+        continue
+      }
+      let (cbValues, crValues) = values(sums, cx)
       if Sample.self == UInt8.self && cx + 4 <= blocks {
         UnsafeMutableRawPointer(cb + cx).storeBytes(of: byteCodes4(cbValues, maximum: maximum), as: SIMD4<UInt8>.self)
         UnsafeMutableRawPointer(cr + cx).storeBytes(of: byteCodes4(crValues, maximum: maximum), as: SIMD4<UInt8>.self)
@@ -377,17 +418,34 @@ public final class FrameConverter: Sendable {
   /// The first `blocks` 2x2 blocks (a multiple of 4) of a row pair, opaque and 8-bit: the block
   /// loop's arithmetic, lane for lane, with one pixel a lane, so the same bytes at a fraction of
   /// the instructions. Chroma is left to `chromaRow`, from the column sums this stores.
+  ///
+  /// A chunk of eight columns whose pixels are, bit for bit, the row's first pixel in each of
+  /// the two rows (a sky, a base colour: most of a clear night or a snow frame) is not
+  /// transposed or computed: its codes are copied from a 64-column tile of that colour (dither
+  /// repeats every 64 columns), computed by the same code the first time a row pair needs it,
+  /// and its sums are that colour's. Returns whether any chunk was such a run (`tiles.flags`).
   @inline(__always)
   private func opaqueBlocks8(
     _ row0: UnsafeMutablePointer<Pixel>, _ row1: UnsafeMutablePointer<Pixel>, blocks: Int, ahead: Int,
     luma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>), sums: ColumnSums,
-    dither: (UnsafePointer<Float>, UnsafePointer<Float>)
-  ) {
+    dither: (UnsafePointer<Float>, UnsafePointer<Float>), tiles: UniformTiles?
+  ) -> Bool {
     let bg = background
     let (bgR, bgG, bgB) = (Lanes(repeating: bg.x), Lanes(repeating: bg.y), Lanes(repeating: bg.z))
     let kr = Lanes(repeating: BT709.kr * 219), kg = Lanes(repeating: BT709.kg * 219),
       kb = Lanes(repeating: BT709.kb * 219)
     let hi8 = Lanes(repeating: 255)
+    // Two pixels' bit patterns, for comparing a chunk 32 bytes at a time.
+    @inline(__always) func pattern(_ p: Pixel) -> LaneBits {
+      let bits = unsafeBitCast(p, to: SIMD4<UInt32>.self)
+      return LaneBits(lowHalf: bits, highHalf: bits)
+    }
+    let first0 = row0[0], first1 = row1[0]
+    let pattern0 = pattern(first0), pattern1 = pattern(first1)
+    // The run colour's column sums, once its tiles are made (at the pair's first run).
+    var made = false
+    var runR = Lanes(), runG = Lanes(), runB = Lanes()
+    let (flags, tile0, tile1) = (tiles?.flags, tiles?.luma0, tiles?.luma1)
 
     // `ahead` pixels on (two rows, none at the bottom): the frame was just drawn and is mostly
     // out of cache.
@@ -398,6 +456,24 @@ public final class FrameConverter: Sendable {
       chints_prefetch(row0 + x0 + ahead + 4)
       chints_prefetch(row1 + x0 + ahead)
       chints_prefetch(row1 + x0 + ahead + 4)
+      if let tiles, let flags, let tile0, let tile1, UniformTiles.chunk(row0 + x0, is: pattern0),
+        UniformTiles.chunk(row1 + x0, is: pattern1)
+      {
+        if !made {
+          (runR, runG, runB) = lumaTiles(first0, first1, dither: dither, tiles: tiles)
+          made = true
+        }
+        let t = x0 & 63
+        UnsafeMutableRawPointer(luma.0 + x0).storeBytes(
+          of: UnsafeRawPointer(tile0 + t).loadUnaligned(as: UInt64.self), as: UInt64.self)
+        UnsafeMutableRawPointer(luma.1 + x0).storeBytes(
+          of: UnsafeRawPointer(tile1 + t).loadUnaligned(as: UInt64.self), as: UInt64.self)
+        sums.store8(runR, runG, runB, at: x0)
+        flags[cx / 4] = 1
+        cx += 4
+        continue
+      }
+      flags?[cx / 4] = 0
       let (r0, g0, b0) = straight8(row0 + x0, background: (bgR, bgG, bgB))
       let (r1, g1, b1) = straight8(row1 + x0, background: (bgR, bgG, bgB))
       let n0 = UnsafeRawPointer(dither.0 + (x0 & 63)).loadUnaligned(as: Lanes.self)
@@ -410,6 +486,39 @@ public final class FrameConverter: Sendable {
       sums.store8(r0 + r1, g0 + g1, b0 + b1, at: x0)
       cx += 4
     }
+    // The group of the last chunk reads one column past it: the right edge's padding (the
+    // last column, in that chunk) when the chunks end the row, else the scalar loop's columns.
+    flags?[blocks / 4] = 2 * blocks == width ? 1 : 0
+    flags?[blocks / 4 + 1] = 0
+    return made
+  }
+
+  /// The luma tiles of a row pair whose rows are `first0` and `first1` throughout: 64 codes
+  /// each, by `opaqueBlocks8`'s own arithmetic. Returns the colour's column sums.
+  @inline(never)
+  private func lumaTiles(
+    _ first0: Pixel, _ first1: Pixel, dither: (UnsafePointer<Float>, UnsafePointer<Float>), tiles: UniformTiles
+  ) -> (Lanes, Lanes, Lanes) {
+    let bg = background
+    let (bgR, bgG, bgB) = (Lanes(repeating: bg.x), Lanes(repeating: bg.y), Lanes(repeating: bg.z))
+    let kr = Lanes(repeating: BT709.kr * 219), kg = Lanes(repeating: BT709.kg * 219),
+      kb = Lanes(repeating: BT709.kb * 219)
+    let hi8 = Lanes(repeating: 255)
+    tiles.pixels.update(repeating: first0, count: 8)
+    let (r0, g0, b0) = straight8(tiles.pixels, background: (bgR, bgG, bgB))
+    tiles.pixels.update(repeating: first1, count: 8)
+    let (r1, g1, b1) = straight8(tiles.pixels, background: (bgR, bgG, bgB))
+    var tx = 0
+    while tx < 64 {
+      let n0 = UnsafeRawPointer(dither.0 + tx).loadUnaligned(as: Lanes.self)
+      let n1 = UnsafeRawPointer(dither.1 + tx).loadUnaligned(as: Lanes.self)
+      let y0 = lumaCodes8(r0, g0, b0, noise: n0, weights: (kr, kg, kb), maximum: hi8)
+      let y1 = lumaCodes8(r1, g1, b1, noise: n1, weights: (kr, kg, kb), maximum: hi8)
+      UnsafeMutableRawPointer(tiles.luma0 + tx).storeBytes(of: y0, as: LaneBytes.self)
+      UnsafeMutableRawPointer(tiles.luma1 + tx).storeBytes(of: y1, as: LaneBytes.self)
+      tx += 8
+    }
+    return (r0 + r1, g0 + g1, b0 + b1)
   }
 
   /// Alpha codes `offset + range * alpha` with dither, except that fully clear and fully opaque
@@ -542,6 +651,60 @@ struct ColumnSums {
     pad(green)
     pad(blue)
     pad(alpha)
+  }
+}
+
+/// Scratch for `opaqueBlocks8` and `chromaRow`: which chunks of eight columns of a row pair are
+/// one colour a row, and that colour's codes over 64 columns (the dither's period), 32 chroma
+/// samples' worth of column sums to compute its chroma from.
+struct UniformTiles {
+  /// Column sums the chroma tile reads: 64 samples from column -1 to column 129.
+  static let sumsCount = 144
+  /// One a chunk of eight columns (and two more): 1 where the chunk is one colour a row.
+  let flags: UnsafeMutablePointer<UInt8>
+  let luma0: UnsafeMutablePointer<UInt8>
+  let luma1: UnsafeMutablePointer<UInt8>
+  let cb: UnsafeMutablePointer<UInt8>
+  let cr: UnsafeMutablePointer<UInt8>
+  /// Eight copies of a colour, for `straight8`.
+  let pixels: UnsafeMutablePointer<Pixel>
+  let sums: ColumnSums
+
+  init(width: Int) {
+    let count = width / 8 + 2
+    flags = .allocate(capacity: count)
+    flags.initialize(repeating: 0, count: count)
+    let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 4 * 64)
+    bytes.initialize(repeating: 0, count: 4 * 64)
+    (luma0, luma1, cb, cr) = (bytes, bytes + 64, bytes + 128, bytes + 192)
+    pixels = .allocate(capacity: 8)
+    pixels.initialize(repeating: .zero, count: 8)
+    sums = ColumnSums(width: Self.sumsCount - 16)
+  }
+
+  func deallocate() {
+    flags.deallocate()
+    luma0.deallocate()
+    pixels.deallocate()
+    sums.deallocate()
+  }
+
+  /// Whether the four samples from `4 group` on take the tile: their columns' chunk and both
+  /// neighbouring chunks (whose edge columns the 1 3 3 1 filter reads) are runs.
+  @inline(__always) func groupIsUniform(_ group: Int) -> Bool {
+    flags[group] != 0 && flags[group + 1] != 0 && (group == 0 || flags[group - 1] != 0)
+  }
+
+  /// Whether the eight pixels from `p` on are, bit for bit, the pixel `pattern` holds twice. The
+  /// last two first: in a drawn area (a gradient) they differ from the row's first pixel, and
+  /// one compare settles it.
+  @_transparent static func chunk(_ p: UnsafeMutablePointer<Pixel>, is pattern: LaneBits) -> Bool {
+    let raw = UnsafeRawPointer(p)
+    guard all(raw.loadUnaligned(fromByteOffset: 96, as: LaneBits.self) .== pattern) else { return false }
+    let a = raw.loadUnaligned(as: LaneBits.self) .== pattern
+    let b = raw.loadUnaligned(fromByteOffset: 32, as: LaneBits.self) .== pattern
+    let c = raw.loadUnaligned(fromByteOffset: 64, as: LaneBits.self) .== pattern
+    return all(a .& b .& c)
   }
 }
 
