@@ -199,6 +199,16 @@ import Testing
       group.drawLayer(shapes)
     }
     #expect(!whole, "a large blur before another filter cannot be banded")
+    // A filtered mesh's layer holds only the band's rows: it asks for the whole frame.
+    let mesh = MeshGradient(
+      width: 2, height: 2, points: [Point(0, 0), Point(41, 0), Point(0, 77), Point(41, 77)],
+      colors: [.black, .white, Color(red: 1, green: 0, blue: 0), .white])
+    let blurredMesh = Self.compareDrawing("blurred mesh") { c in
+      var group = c
+      group.addFilter(.blur(radius: 2))
+      group.drawMesh(mesh)
+    }
+    #expect(!blurredMesh, "a blurred mesh is drawn without margins")
   }
 
   /// Color Orbs fuses its orbs (one pass a row for all five) from 360x640 up: bands of 32 rows

@@ -297,10 +297,17 @@ extension GraphicsContext {
   /// Applies this context's filters to `layer` (if asked), then blends it onto the target with
   /// this context's opacity, blend mode and clip.
   ///
-  /// A layer holding a band of its rows (band rendering) holds the rows the filters read around
-  /// the target's band (`filterRowReach`): each blur makes the rows the filters after it read.
+  /// A layer holding a band of its rows (band rendering) must hold the rows the filters read
+  /// around the target's band (`filterRowReach`): each blur makes the rows the filters after it
+  /// read. A layer drawn without them (a filtered mesh's) asks for the whole frame.
   func composite(_ layer: Layer, applyingFilters: Bool) {
-    if applyingFilters && !filters.isEmpty && layer.isBand && filterRowReach == nil && surface.refusesBand() { return }
+    if applyingFilters && !filters.isEmpty && layer.isBand {
+      let needed = filterRowReach.map { layerRows(y0: layer.y0, height: layer.height, reach: $0) ?? 0..<layer.height }
+      if let needed, layer.storedRows(needed) == needed {
+      } else if surface.refusesBand() {
+        return
+      }
+    }
     if applyingFilters && !filters.isEmpty && !layer.dirty.isEmpty {
       for (index, filter) in filters.enumerated() {
         // A large blur that is the last filter goes straight onto the target a row at a time:
