@@ -22,9 +22,10 @@ public struct RenderResult: Sendable {
 /// is encoded on a serial queue, the next renders into the other half of a two-batch ring, so
 /// memory stays flat however long the video is: 2 x `threads` converted frames per output, and
 /// a band of float rows per thread (`bandRows`, docs/PERFORMANCE.md, Band rendering): each frame
-/// is drawn and converted a band at a time while the band is in cache. A frame whose drawing
-/// reaches across rows (a blur, a shadow) is drawn whole into a float frame of its thread's,
-/// made the first time one is needed, as is frame 0 when posters are asked for.
+/// is drawn and converted a band at a time while the band is in cache, blurs and shadows
+/// included. A frame whose drawing cannot be banded (a large blur before another filter, which
+/// no effect draws) is drawn whole into a float frame of its thread's, made the first time one
+/// is needed, as is frame 0 when posters are asked for.
 public enum RenderPipeline {
   /// Renders `job`; `progress(done, total)` is called on the encoder queue after each batch.
   ///

@@ -15,7 +15,6 @@ extension GraphicsContext {
     }
     // Each operation alone: rasterized into a scratch layer with room for the blur to spread,
     // including geometry up to 3 sigma off the canvas (docs/SWIFTUI-SEMANTICS.md, The graphics context), filtered, composited.
-    if surface.refusesBand() { return }  // filtered operations are drawn on whole frames
     var margin = filterMargin
     // A huge blur (4096 px is a margin of 12288 px a side) around far-off geometry would make the
     // scratch layer hundreds of times the canvas (the raster fuzzer's 84 s, 1.7 GB case). Past
@@ -35,9 +34,20 @@ extension GraphicsContext {
         return
       }
     }
+    // On a band, the scratch layer holds the region's rows the band's pixels read through the
+    // filters; none means the operation changes nothing in the band.
+    var rows: Range<Int>? = nil
+    if target.isBand {
+      guard let reach = filterRowReach else {
+        _ = surface.refusesBand()
+        return
+      }
+      rows = layerRows(y0: region.y, height: region.height, reach: reach)
+      if let rows, rows.isEmpty { return }
+    }
     let scratch = surface.checkout()
     defer { surface.checkin(scratch) }
-    scratch.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)
+    scratch.reset(x0: region.x, y0: region.y, width: region.width, height: region.height, band: rows)
     rasterize(
       lines, program, rule, into: scratch, origin: (region.x, region.y), opacity: 1,
       mode: .sourceOver, clip: nil)
@@ -59,7 +69,14 @@ extension GraphicsContext {
   /// shifted a white cloud by up to 1.8 codes (`ShrunkDrawingTests`). Over 4-pixel blocks it stays
   /// within a code. A gradient is sampled at block centers rather than averaged over blocks: the
   /// same for a linear ramp, and under the blur far below a code for a radial one.
+  ///
+  /// On a band surface the small pixels are drawn, shrunk and blurred once a frame, by the first
+  /// band (`BlurredOnce`), and each band enlarges its own rows of them.
   func drawShrunk(_ lines: Polylines, _ shading: Shading, _ rule: FillRule, sigma: Float, region: IntRect) {
+    if surface.isBand {
+      drawShrunkBand(lines, shading, rule, sigma: sigma, region: region)
+      return
+    }
     let factor = max(1, GaussianBlur.shrinkFactor(sigma: sigma) / 4)
     let inverse = 1 / Float(factor)  // a power of two: scaling by it is exact
     let dw = (region.width + factor - 1) / factor, dh = (region.height + factor - 1) / factor
@@ -96,9 +113,56 @@ extension GraphicsContext {
     dest.dirty = dest.dirty.union(target.offsetBy(-dest.x0, -dest.y0))
   }
 
-  /// Where `rect` (in the image's pixels) lands on `dest`, inside the clip; nil when nowhere.
+  /// `drawShrunk` on a band surface: the same small pixels, blurred once for the frame's bands.
+  private func drawShrunkBand(_ lines: Polylines, _ shading: Shading, _ rule: FillRule, sigma: Float, region: IntRect) {
+    let entry = surface.blurredOnce.nextEntry()
+    let key = BlurredOnce.Key(
+      kind: 0, sigma: sigma.bitPattern, region: region, rule: rule, points: lines.points.count,
+      hash: BlurredOnce.hash(lines.points))
+    if entry.key != key {
+      entry.key = nil
+      let factor = max(1, GaussianBlur.shrinkFactor(sigma: sigma) / 4)
+      let inverse = 1 / Float(factor)
+      let dw = (region.width + factor - 1) / factor, dh = (region.height + factor - 1) / factor
+      let toSmall = Transform(
+        a: inverse, b: 0, c: 0, d: inverse, tx: -Float(region.x) * inverse, ty: -Float(region.y) * inverse)
+      surface.shrunkLines.removeAll()
+      surface.shrunkLines.runs.append(contentsOf: lines.runs)
+      for p in lines.points { surface.shrunkLines.points.append(toSmall.apply(p)) }
+      let small = surface.checkout()
+      defer { surface.checkin(small) }
+      small.reset(x0: 0, y0: 0, width: dw, height: dh)
+      let program = ShadingProgram(shading, transform: toSmall.concatenating(transform))
+      rasterize(
+        surface.shrunkLines, program, rule, into: small, origin: (0, 0), opacity: 1, mode: .sourceOver, clip: nil)
+      entry.isEmpty = small.dirty.isEmpty
+      if !entry.isEmpty {
+        (entry.width, entry.height) = surface.blur.shrinkAndBlur(
+          sigma: sigma, small.pixels, dw, dh, drawnFactor: factor, content: small.dirty, into: entry.pixels)
+      }
+      entry.key = key
+    }
+    guard !entry.isEmpty, opacity > 0, let target = blendRegion(region, onto: self.target, clip: clipMask) else {
+      return
+    }
+    let rows = (target.y - region.y)..<(target.maxY - region.y)
+    let columns = (target.x - region.x)..<(target.maxX - region.x)
+    let (mode, clip, dest, opacity) = (blendMode, clipMask, self.target, clampedOpacity)
+    let scaled = surface.rows(target.width).source
+    surface.blur.enlargeBlurred(
+      sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows, columns: columns
+    ) { y, row in
+      blendRow(
+        row + columns.lowerBound, y: y + region.y, region: target, onto: dest, mode: mode, opacity: opacity,
+        clip: clip, scratch: scaled)
+    }
+    dest.dirty = dest.dirty.union(target.offsetBy(-dest.x0, -dest.y0))
+  }
+
+  /// Where `rect` (in the image's pixels) lands on `dest`'s stored rows (all of them, or a
+  /// band's), inside the clip; nil when nowhere.
   func blendRegion(_ rect: IntRect, onto dest: Layer, clip: ClipMask?) -> IntRect? {
-    var region = rect.intersection(dest.bounds.offsetBy(dest.x0, dest.y0))
+    var region = rect.intersection(dest.stored.offsetBy(dest.x0, dest.y0))
     if let clip { region = region.intersection(clip.rect) }
     return region.isEmpty ? nil : region
   }
@@ -232,8 +296,18 @@ extension GraphicsContext {
 
   /// Applies this context's filters to `layer` (if asked), then blends it onto the target with
   /// this context's opacity, blend mode and clip.
+  ///
+  /// A layer holding a band of its rows (band rendering) must hold the rows the filters read
+  /// around the target's band (`filterRowReach`): each blur makes the rows the filters after it
+  /// read. A layer drawn without them (a filtered mesh's) asks for the whole frame.
   func composite(_ layer: Layer, applyingFilters: Bool) {
-    if applyingFilters && !filters.isEmpty && surface.refusesBand() { return }
+    if applyingFilters && !filters.isEmpty && layer.isBand {
+      let needed = filterRowReach.map { layerRows(y0: layer.y0, height: layer.height, reach: $0) ?? 0..<layer.height }
+      if let needed, layer.storedRows(needed) == needed {
+      } else if surface.refusesBand() {
+        return
+      }
+    }
     if applyingFilters && !filters.isEmpty && !layer.dirty.isEmpty {
       for (index, filter) in filters.enumerated() {
         // A large blur that is the last filter goes straight onto the target a row at a time:
@@ -247,7 +321,17 @@ extension GraphicsContext {
         switch filter {
         case .blur(let radius):
           let sigma = Self.pixelSigma(radius * transform.lengthScale)
-          surface.blur.apply(sigma: sigma, to: layer.pixels, width: layer.width, height: layer.height)
+          if layer.isBand {
+            // The rows the later filters read; this blur reads its reach around them.
+            let after = filterRowReach(from: index + 1) ?? 0
+            let rows = layerRows(y0: layer.y0, height: layer.height, reach: after) ?? 0..<layer.height
+            let reach = GaussianBlur.rowReach(sigma: sigma)
+            let read = max(rows.lowerBound - reach, 0)..<min(rows.upperBound + reach, layer.height)
+            precondition(layer.storedRows(read) == read, "a band's layer holds rows \(layer.rows), not \(read)")
+            surface.blur.apply(sigma: sigma, to: layer.base, width: layer.width, height: layer.height, rows: rows)
+          } else {
+            surface.blur.apply(sigma: sigma, to: layer.pixels, width: layer.width, height: layer.height)
+          }
           layer.dirty = layer.bounds
         case .colorMatrix(let m):
           let d = layer.dirty
@@ -273,7 +357,7 @@ extension GraphicsContext {
     let (mode, clip, target) = (blendMode, clipMask, self.target)
     let scaled = surface.rows(region.width).source
     surface.blur.stream(
-      sigma: sigma, layer.pixels, width: layer.width, height: layer.height, content: layer.dirty,
+      sigma: sigma, layer.base, width: layer.width, height: layer.height, content: layer.dirty,
       rows: rows, columns: columns
     ) { y, row in
       blendRow(

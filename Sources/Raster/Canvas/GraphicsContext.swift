@@ -182,10 +182,10 @@ public struct GraphicsContext {
       content(&inner)
       return
     }
-    if !filters.isEmpty && surface.refusesBand() { return }
+    guard let rows = filteredBand else { return }
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
-    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: band)
+    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
     var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
     content(&inner)
     composite(layer, applyingFilters: true)
@@ -193,6 +193,47 @@ public struct GraphicsContext {
 
   /// The rows a layer the size of the target stores: the target's band, or nil for all.
   var band: Range<Int>? { target.isBand ? target.rows : nil }
+
+  /// The rows a layer the size of the target stores to be composited with this context's
+  /// filters: the target's band and the rows the filters read above and below it
+  /// (`filterRowReach`), nil for all of them; nil, after noting that the frame needs drawing
+  /// whole (`Surface.refusesBand`), when the filters cannot be drawn in bands.
+  var filteredBand: Range<Int>?? {
+    guard target.isBand else { return .some(nil) }
+    guard let reach = filterRowReach else {
+      _ = surface.refusesBand()
+      return nil
+    }
+    return .some(layerRows(y0: 0, height: target.height, reach: reach))
+  }
+
+  /// On a band, the rows of a layer placed at row `y0` of the target and `height` rows tall that
+  /// hold the target's stored rows and `reach` rows above and below them, in the layer's rows:
+  /// nil for all of them (also on a whole frame). Empty when none of them lie in the layer.
+  func layerRows(y0: Int, height: Int, reach: Int) -> Range<Int>? {
+    guard target.isBand else { return nil }
+    let lo = max(target.rows.lowerBound - reach - y0, 0)
+    let hi = max(min(target.rows.upperBound + reach - y0, height), lo)
+    return lo == 0 && hi == height ? nil : lo..<hi
+  }
+
+  /// The rows above and below a band that this context's filters read (band rendering: the
+  /// margin a filtered layer is drawn with), the blurs' `GaussianBlur.rowReach` summed; nil when
+  /// the filters cannot be drawn in bands: a large blur before another filter, which blurs its
+  /// whole layer (`GaussianBlur.apply`).
+  var filterRowReach: Int? { filterRowReach(from: 0) }
+
+  /// `filterRowReach` of the filters from `start` on.
+  func filterRowReach(from start: Int) -> Int? {
+    var reach = 0
+    for (index, filter) in filters.enumerated() where index >= start {
+      guard case .blur(let radius) = filter else { continue }
+      let sigma = Self.pixelSigma(radius * transform.lengthScale)
+      if GaussianBlur.streams(sigma: sigma) && index != filters.count - 1 { return nil }
+      reach += GaussianBlur.rowReach(sigma: sigma)
+    }
+    return reach
+  }
 
   /// Draws `content` once per weight into its own layer, mixes the layers by weight (a true
   /// crossfade: `Σ wᵢ Lᵢ` in premultiplied color), then composites the mix as one operation.
@@ -208,11 +249,11 @@ public struct GraphicsContext {
       mixInPlace(weights: weights, content)
       return
     }
-    if !filters.isEmpty && surface.refusesBand() { return }
+    guard let rows = filteredBand else { return }
     let layers = weights.map { _ in surface.checkout() }
     defer { layers.forEach(surface.checkin) }
     for (i, layer) in layers.enumerated() {
-      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: band)
+      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
       var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
       content(i, &inner)
     }
@@ -275,13 +316,16 @@ public struct GraphicsContext {
   /// Draws `content` into a layer and a shadow of it behind: the layer's alpha blurred by
   /// `radius` (a Gaussian sigma in user units, docs/SWIFTUI-SEMANTICS.md, View modifiers) and tinted by `color`.
   public func drawLayer(shadow color: Color, radius: Double, _ content: (inout GraphicsContext) -> Void) {
-    if surface.refusesBand() { return }  // the blur reaches across rows
+    let sigma = Self.pixelSigma(Float(radius) * transform.lengthScale)
+    if surface.isBand {
+      drawBand(shadow: color, sigma: sigma, content)
+      return
+    }
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
     layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
     var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
     content(&inner)
-    let sigma = Self.pixelSigma(Float(radius) * transform.lengthScale)
     let margin = Int((3 * sigma).rounded(.up))
     let region = layer.dirty.insetBy(-margin)
     if !region.isEmpty && color.alpha > 0 && GaussianBlur.streams(sigma: sigma) {
@@ -328,5 +372,84 @@ public struct GraphicsContext {
     } else {
       composite(layer, applyingFilters: true)
     }
+  }
+
+  /// `drawLayer(shadow:radius:_:)` on a band surface, to the same bits. The shadow's region and
+  /// blur come from the whole layer: the first band draws the content whole, blurs its shadow
+  /// small (or, not streamed, at full size within its region) once for the frame's bands
+  /// (`BlurredOnce`) and composites the band from the whole layer; later bands draw the
+  /// content's band and enlarge the shadow's rows for it.
+  private func drawBand(shadow color: Color, sigma: Float, _ content: (inout GraphicsContext) -> Void) {
+    guard let rows = filteredBand else { return }
+    let tint = color.premultiplied
+    let entry = surface.blurredOnce.nextEntry()
+    let key = BlurredOnce.Key(
+      kind: 1, sigma: sigma.bitPattern, region: .empty, rule: nil, points: 0,
+      hash: BlurredOnce.hash([Point(tint.x, tint.y), Point(tint.z, tint.w)]))
+    let first = entry.key != key
+    let layer = surface.checkout()
+    defer { surface.checkin(layer) }
+    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: first ? nil : rows)
+    var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
+    content(&inner)
+    let streams = GaussianBlur.streams(sigma: sigma)
+    if first {
+      entry.key = nil
+      let margin = Int((3 * sigma).rounded(.up))
+      let region = layer.dirty.insetBy(-margin)
+      (entry.region, entry.isEmpty) = (region, region.isEmpty || !(color.alpha > 0))
+      if entry.isEmpty {
+      } else if streams {
+        (entry.width, entry.height) = surface.blur.shadowShrinkAndBlur(
+          sigma: sigma, layer.base, stride: layer.width, content: layer.dirty, region: region, tint: tint,
+          into: entry.pixels)
+      } else {
+        // The tinted alpha within the region, blurred whole (as a layer of the region's size).
+        let shade = entry.pixels.reserve(max(region.width * region.height, 1))
+        shade.update(repeating: .zero, count: region.width * region.height)
+        let src = layer.dirty
+        for y in src.y..<src.maxY {
+          let from = layer.row(y)
+          let to = shade + (y - region.y) * region.width - region.x
+          for x in src.x..<src.maxX { to[x] = tint * from[x].w }
+        }
+        surface.blur.apply(sigma: sigma, to: shade, width: region.width, height: region.height)
+        (entry.width, entry.height) = (region.width, region.height)
+      }
+      entry.key = key
+    }
+    guard !entry.isEmpty else {
+      composite(layer, applyingFilters: true)
+      return
+    }
+    let both = surface.checkout()
+    defer { surface.checkin(both) }
+    both.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
+    let region = entry.region
+    let reach = region.intersection(both.stored)
+    if !reach.isEmpty {
+      let scaled = surface.rows(reach.width).source
+      if streams {
+        let rows = (reach.y - region.y)..<(reach.maxY - region.y)
+        let columns = (reach.x - region.x)..<(reach.maxX - region.x)
+        surface.blur.enlargeBlurred(
+          sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows,
+          columns: columns
+        ) { y, row in
+          blendRow(
+            row + columns.lowerBound, y: y + region.y, region: reach, onto: both, mode: .sourceOver, opacity: 1,
+            clip: nil, scratch: scaled)
+        }
+      } else {
+        for y in reach.y..<reach.maxY {
+          let row = entry.pixels.pointer + (y - region.y) * region.width + (reach.x - region.x)
+          blendRow(
+            row, y: y, region: reach, onto: both, mode: .sourceOver, opacity: 1, clip: nil, scratch: scaled)
+        }
+      }
+      both.dirty = both.dirty.union(reach)
+    }
+    blendLayer(layer, onto: both, mode: .sourceOver, opacity: 1, clip: nil)
+    composite(both, applyingFilters: true)
   }
 }

@@ -125,6 +125,14 @@ public final class Layer: @unchecked Sendable {
     return pixels + (y - rows.lowerBound) * width
   }
 
+  /// Where row 0 would start, so that row `y` of the stored rows is at `base + y * width`, for
+  /// code that indexes rows from the layer's top (the blur); only stored rows may be read. After
+  /// any pending clear.
+  var base: UnsafeMutablePointer<Pixel> {
+    settle()
+    return pixels - rows.lowerBound * width
+  }
+
   /// `rows` clipped to the stored rows.
   @inline(__always) func storedRows(_ wanted: Range<Int>) -> Range<Int> {
     let lo = max(wanted.lowerBound, rows.lowerBound), hi = min(wanted.upperBound, rows.upperBound)

@@ -24,13 +24,17 @@ public final class Surface: @unchecked Sendable {
   private var freeLayers: [Layer] = []
   /// The last mesh tessellated, for the next bands of a frame.
   let meshes = MeshTessellations()
+  /// The frame's large blurs and shadows, blurred small once for all its bands.
+  let blurredOnce = BlurredOnce()
   /// Whether `GraphicsContext.fill(discs:)` may draw its discs together; off, it fills them one
   /// at a time (tests compare the two).
   var fusesDiscs = true
 
-  /// Set when a drawing operation needed rows outside the band (a blur or a shadow): the band's
-  /// pixels are then not what the whole frame's would be, and the frame must be drawn whole.
-  /// Drawing is the same calls in every band, so the first band tells. Cleared by `clear()`.
+  /// Set when a drawing operation cannot be drawn band by band (a large blur before another
+  /// filter, which blurs its whole layer; blurs and shadows otherwise draw with margins or blur
+  /// once a frame): the band's pixels are then not what the whole frame's would be, and the frame
+  /// must be drawn whole. Drawing is the same calls in every band, so the first band tells.
+  /// Cleared by `clear()`.
   public internal(set) var needsWholeFrame = false
 
   /// A surface drawing into `image` at `scale` pixels per point.
@@ -61,13 +65,17 @@ public final class Surface: @unchecked Sendable {
   var isBand: Bool { canvasLayer.isBand }
 
   /// Makes the image hold `rows` of the frame (at most as many as it has), cleared as by `clear()`.
+  ///
+  /// The bands of a frame are drawn from the top: a band at or above the last one starts a new
+  /// frame (what was blurred for the last frame's bands, `BlurredOnce`, is dropped).
   public func drawBand(_ rows: Range<Int>) {
+    blurredOnce.start(band: rows)
     canvasLayer.store(rows: rows)
     clear()
   }
 
-  /// Notes that an operation cannot be drawn band by band (`needsWholeFrame`); true when so, and
-  /// the caller then draws nothing.
+  /// Notes that an operation cannot be drawn band by band (`needsWholeFrame`); true when so (on a
+  /// band), and the caller then draws nothing.
   func refusesBand() -> Bool {
     guard isBand else { return false }
     needsWholeFrame = true
@@ -113,4 +121,65 @@ public final class Surface: @unchecked Sendable {
 
   func checkout() -> Layer { freeLayers.popLast() ?? Layer() }
   func checkin(_ layer: Layer) { freeLayers.append(layer) }
+}
+
+/// What a band surface blurs once a frame for all its bands (docs/PERFORMANCE.md, Band
+/// rendering): a large blur's or a shadow's small blurred pixels (`GaussianBlur.shrinkAndBlur`),
+/// which every band enlarges its own rows of, or a small shadow's blurred pixels. The effect makes
+/// the same calls in every band of a frame, so the n-th blurred operation of a band is the n-th of
+/// the first; its key (the operation's kind, sigma, region and geometry) is checked all the same,
+/// and one that differs is blurred again. Kept only for the bands of one frame.
+final class BlurredOnce {
+  struct Key: Equatable {
+    /// 0: a fill's blur, 1: a shadow.
+    var kind: Int
+    var sigma: UInt32
+    var region: IntRect
+    var rule: FillRule?
+    var points: Int
+    /// The bits of the operation's points, mixed.
+    var hash: UInt64
+  }
+
+  final class Entry {
+    var key: Key?
+    let pixels = Scratch<Pixel>()
+    /// The blurred pixels' size.
+    var width = 0, height = 0
+    /// Where the pixels lie, in the target's pixels (a shadow's), and whether nothing was drawn.
+    var region = IntRect.empty
+    var isEmpty = true
+  }
+
+  private var entries: [Entry] = []
+  private var next = 0
+  private var band: Range<Int>?
+
+  /// A new band: its operations count from the first entry; a band not below the last one
+  /// starts a new frame and forgets every entry.
+  func start(band rows: Range<Int>) {
+    if let band, rows.lowerBound > band.lowerBound {
+    } else {
+      for entry in entries { entry.key = nil }
+    }
+    band = rows
+    next = 0
+  }
+
+  /// The entry of the band's next blurred operation.
+  func nextEntry() -> Entry {
+    if next == entries.count { entries.append(Entry()) }
+    next += 1
+    return entries[next - 1]
+  }
+
+  /// The bits of `points`, mixed (FNV-1a over both coordinates).
+  static func hash(_ points: [Point]) -> UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for p in points {
+      h = (h ^ UInt64(p.x.bitPattern)) &* 0x100_0000_01b3
+      h = (h ^ UInt64(p.y.bitPattern)) &* 0x100_0000_01b3
+    }
+    return h
+  }
 }

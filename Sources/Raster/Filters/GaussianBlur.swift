@@ -23,20 +23,50 @@ public final class GaussianBlur: @unchecked Sendable {
   public init() {}
 
   /// Blurs `width x height` pixels at `pixels`, rows one after another, in place.
-  public func apply(sigma: Float, to pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int) {
+  ///
+  /// With `rows` (band rendering), only those rows are blurred, each to the bits the whole blur
+  /// gives it: the rows within `rowReach(sigma:)` of them (inside the image) must hold their
+  /// pixels, and row `y` is at `pixels + y * width` even when the rows before are not stored.
+  /// Only a blur that does not `stream` takes rows.
+  public func apply(
+    sigma: Float, to pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, rows: Range<Int>? = nil
+  ) {
     // Below a millionth of a pixel 2σ² underflows to 0 and the kernel would be NaN: no blur.
     guard sigma >= 1e-6, sigma.isFinite, width > 0, height > 0 else { return }
     let sigma = min(sigma, 4096)  // beyond it a blur of any image is its mean colour; 1e30 would overflow sizes
     if sigma <= GaussianBlur.directLimit {
-      blurDirect(pixels, width: width, height: height, sigma: sigma)
+      blurDirect(pixels, width: width, height: height, sigma: sigma, rows: rows ?? 0..<height)
       return
     }
+    precondition(rows == nil, "a blur of sigma \(sigma) blurs whole images")
     shrunkBlur(
       sigma: sigma, pixels, width: width, height: height, content: nil, rows: 0..<height, columns: 0..<width, sink: nil)
   }
 
   /// Whether `stream` can take a blur of `sigma`: only the shrunk blur makes its rows one at a time.
   static func streams(sigma: Float) -> Bool { sigma > directLimit && sigma.isFinite }
+
+  /// How many rows above and below a blurred row the blur of `sigma` (a total pixel sigma, as
+  /// `GraphicsContext.pixelSigma` makes it) reads, at most (band rendering: the margin a band's
+  /// layer is drawn with). The direct kernel's radius; for a shrunk blur, the small blur's radius
+  /// plus the two small rows the bilinear enlarging mixes, in whole shrunk blocks, wherever the
+  /// blocks start: a band drawn with this margin gives its rows the whole blur's bits.
+  static func rowReach(sigma: Float) -> Int {
+    guard sigma >= 1e-6, sigma.isFinite else { return 0 }
+    if sigma <= directLimit { return max(1, Int((3 * sigma).rounded(.up))) }
+    let factor = shrinkFactor(sigma: sigma)
+    return (max(1, Int((3 * smallSigma(sigma: sigma)).rounded(.up))) + 2) * factor
+  }
+
+  /// The sigma of a shrunk blur's small blur, in shrunk pixels: the shrinking's and the
+  /// enlarging's own variance taken out.
+  static func smallSigma(sigma: Float) -> Float {
+    let f = Float(shrinkFactor(sigma: sigma))
+    // Variance of a box of `factor` pixels, and of the bilinear tent that re-enlarges.
+    let boxVariance = (f * f - 1) / 12
+    let tentVariance = f * f / 6
+    return max(sigma * sigma - boxVariance - tentVariance, 0.25).squareRoot() / f
+  }
 
   /// The blur of `pixels` as `apply` makes it, handed over a row at a time instead of written back:
   /// `sink(y, row)` gets rows `rows`, with `row[x]` valid for `x` in `columns`. Only `content` of
@@ -117,6 +147,23 @@ public final class GaussianBlur: @unchecked Sendable {
     }
   }
 
+  /// `streamShadow`'s first half: the tinted alpha shrunk and blurred whole, into `out`, for
+  /// `enlargeBlurred` (with the region's width) to make any rows of. Returns the small size.
+  func shadowShrinkAndBlur(
+    sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, stride: Int, content: IntRect, region: IntRect, tint: Pixel,
+    into out: Scratch<Pixel>
+  ) -> (sw: Int, sh: Int) {
+    precondition(GaussianBlur.streams(sigma: sigma), "a blur of sigma \(sigma) is not streamed")
+    precondition(content.isEmpty || content.intersection(region) == content, "content outside the region")
+    let factor = GaussianBlur.shrinkFactor(sigma: sigma)
+    let sw = (region.width + factor - 1) / factor, sh = (region.height + factor - 1) / factor
+    let shrunk = out.reserve(max(sw * sh, 1))
+    shrink(pixels, width: stride, area: content, factor: factor, into: shrunk, sw, sh, origin: (region.x, region.y))
+    for i in 0..<(sw * sh) { shrunk[i] = tint * shrunk[i].w }
+    blurDirect(shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma), rows: 0..<sh)
+    return (sw, sh)
+  }
+
   private func shrunkBlur(
     sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, content: IntRect?,
     rows: Range<Int>, columns: Range<Int>, sink: ((Int, UnsafeMutablePointer<Pixel>) -> Void)?
@@ -138,13 +185,55 @@ public final class GaussianBlur: @unchecked Sendable {
     sink: ((Int, UnsafeMutablePointer<Pixel>) -> Void)?
   ) {
     let factor = GaussianBlur.shrinkFactor(sigma: sigma)
-    let f = Float(factor)
-    // Variance of a box of `factor` pixels, and of the bilinear tent that re-enlarges.
-    let boxVariance = (f * f - 1) / 12
-    let tentVariance = f * f / 6
-    let smallSigma = max(sigma * sigma - boxVariance - tentVariance, 0.25).squareRoot() / f
-    blurDirect(shrunk, width: sw, height: sh, sigma: smallSigma)
+    // Only the small rows the enlarging of `rows` mixes are blurred (a band's): each to the
+    // whole small blur's bits.
+    blurDirect(
+      shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma),
+      rows: GaussianBlur.smallRows(rows, factor: factor, sh: sh))
     enlarge(shrunk, sw, sh, factor: factor, into: pixels, width: width, rows: rows, columns: columns, sink: sink)
+  }
+
+  /// The small rows the enlarging of `rows` mixes (`enlarge`), of `sh`.
+  static func smallRows(_ rows: Range<Int>, factor: Int, sh: Int) -> Range<Int> {
+    guard !rows.isEmpty else { return 0..<0 }
+    let inv = 1 / Float(factor)
+    func below(_ y: Int) -> Int { Int(((Float(y) + 0.5) * inv - 0.5).rounded(.down)) }
+    let lo = min(max(below(rows.lowerBound), 0), sh), hi = max(min(below(rows.upperBound - 1) + 2, sh), lo)
+    return lo..<hi
+  }
+
+  /// A drawn-small image shrunk the rest of the way and blurred whole (`streamShrunk`'s first
+  /// half), into `out`, for `enlargeBlurred` to make any rows of: band rendering keeps it for a
+  /// frame's bands. Returns the small size.
+  func shrinkAndBlur(
+    sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, _ dw: Int, _ dh: Int, drawnFactor: Int, content: IntRect,
+    into out: Scratch<Pixel>
+  ) -> (sw: Int, sh: Int) {
+    precondition(GaussianBlur.streams(sigma: sigma), "a blur of sigma \(sigma) is not streamed")
+    let factor = GaussianBlur.shrinkFactor(sigma: sigma)
+    precondition(drawnFactor >= 1 && factor % drawnFactor == 0, "drawn at 1/\(drawnFactor), not a divisor of \(factor)")
+    let rest = factor / drawnFactor
+    let sw = (dw + rest - 1) / rest, sh = (dh + rest - 1) / rest
+    let shrunk = out.reserve(max(sw * sh, 1))
+    let area = content.intersection(IntRect(x: 0, y: 0, width: dw, height: dh))
+    // A factor of one copies (each sum is one pixel, scaled by 1).
+    shrink(pixels, width: dw, area: area, factor: rest, into: shrunk, sw, sh)
+    blurDirect(shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma), rows: 0..<sh)
+    return (sw, sh)
+  }
+
+  /// `streamShrunk`'s second half: rows `rows` of the blur whose small pixels `shrinkAndBlur`
+  /// made, handed to `sink` as `streamShrunk` hands them.
+  func enlargeBlurred(
+    sigma: Float, _ shrunk: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, width: Int, rows: Range<Int>,
+    columns: Range<Int>, sink: (Int, UnsafeMutablePointer<Pixel>) -> Void
+  ) {
+    guard sw > 0, sh > 0, width > 0, !rows.isEmpty, !columns.isEmpty else { return }
+    withoutActuallyEscaping(sink) { sink in
+      enlarge(
+        shrunk, sw, sh, factor: GaussianBlur.shrinkFactor(sigma: sigma), into: shrunk, width: width, rows: rows,
+        columns: columns, sink: sink)
+    }
   }
 
   /// Each small pixel is the mean of its `factor x factor` block; missing pixels count as clear.
@@ -228,8 +317,12 @@ public final class GaussianBlur: @unchecked Sendable {
     }
   }
 
-  /// The exact separable blur: a horizontal pass into scratch, a vertical pass back.
-  private func blurDirect(_ pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, sigma: Float) {
+  /// The exact separable blur: a horizontal pass into scratch, a vertical pass back, of rows
+  /// `rows` (the rows within the radius of them are read, and passed horizontally).
+  private func blurDirect(
+    _ pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, sigma: Float, rows: Range<Int>
+  ) {
+    guard !rows.isEmpty else { return }
     let radius = max(1, Int((3 * sigma).rounded(.up)))
     let w = weights.reserve(radius + 1)
     var total: Float = 0
@@ -238,10 +331,12 @@ public final class GaussianBlur: @unchecked Sendable {
       total += k == 0 ? w[k] : 2 * w[k]
     }
     for k in 0...radius { w[k] /= total }  // the kernel to 3 sigma sums to 1
-    let scratch = self.scratch.reserve(width * height)
+    // The rows the vertical pass reads; scratch holds them from its row 0.
+    let read = max(rows.lowerBound - radius, 0)..<min(rows.upperBound + radius, height)
+    let scratch = self.scratch.reserve(width * read.count) - read.lowerBound * width
     do {
       // Horizontal: pixels -> scratch.
-      for y in 0..<height {
+      for y in read {
         let src = pixels + y * width, dst = scratch + y * width
         for x in 0..<width {
           var sum = src[x] * w[0]
@@ -257,7 +352,7 @@ public final class GaussianBlur: @unchecked Sendable {
         }
       }
       // Vertical: scratch -> pixels, a row at a time so memory is read in order.
-      for y in 0..<height {
+      for y in rows {
         let dst = pixels + y * width
         let w0 = Pixel(repeating: w[0])
         let center = scratch + y * width
