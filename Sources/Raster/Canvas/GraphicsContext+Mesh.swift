@@ -143,10 +143,13 @@ enum MeshRaster {
     return (positions, colors, columns, rows)
   }
 
-  /// Rows painted together: a few rows of every triangle that reaches them, so each pixel is
-  /// written while its rows are in the L2 cache (a band's 2.2 MB is not), and a crossfade's
-  /// moments are painted into rows of scratch of this height and mixed from there.
+  /// Rows of a crossfade painted together (`mix`): every moment's triangles that reach them are
+  /// painted into rows of scratch of this height and mixed from there, all in the L2 cache (at
+  /// 1080 wide, 8 rows of three buffers are 415 KB; a band's 2.2 MB is not). 4 and 16 measured
+  /// the same.
   static let chunkRows = 8
+  /// Rows of one mesh painted together (`paint`), a pending color written just before them.
+  static let paintRows = 32
 
   /// Paints `triangles` source-over onto `layer`, in order, and returns the pixels touched. A
   /// pending color of the layer (`Layer.pendingFill`) is written a chunk of rows at a time just
@@ -155,15 +158,15 @@ enum MeshRaster {
     let pending = layer.pendingFill
     layer.pendingFill = nil
     let width = layer.width
-    let list = triangles.reaching(layer.rows)
+    let chunkRows = paintRows
+    let (offsets, indices) = triangles.chunks(layer.rows, chunkRows: chunkRows)
     var touched = IntRect.empty
-    var y = layer.rows.lowerBound
-    while y < layer.rows.upperBound {
-      let chunk = y..<min(y + chunkRows, layer.rows.upperBound)
+    for k in 0..<offsets.count - 1 {
+      let start = layer.rows.lowerBound + k * chunkRows
+      let chunk = start..<min(start + chunkRows, layer.rows.upperBound)
       let rows = layer.pixels + (chunk.lowerBound - layer.rows.lowerBound) * width
-      if let pending { rows.update(repeating: pending, count: chunk.count * width) }
-      touched = touched.union(triangles.paint(list, rows: chunk, into: rows))
-      y = chunk.upperBound
+      if let pending, !triangles.tiles { rows.update(repeating: pending, count: chunk.count * width) }
+      touched = touched.union(triangles.paint(indices[offsets[k]..<offsets[k + 1]], rows: chunk, into: rows))
     }
     return touched
   }
@@ -178,20 +181,24 @@ enum MeshRaster {
   ) -> IntRect {
     layer.pendingFill = nil
     let width = layer.width
-    let lists = moments.map { $0?.reaching(layer.rows) ?? [] }
+    let lists = moments.map { $0?.chunks(layer.rows, chunkRows: chunkRows) }
     let buffers = scratch.rows(chunkRows * width, count: moments.count)
     var touched = IntRect.empty
-    var y = layer.rows.lowerBound
-    while y < layer.rows.upperBound {
-      let chunk = y..<min(y + chunkRows, layer.rows.upperBound)
+    let chunks = (layer.rows.count + chunkRows - 1) / chunkRows
+    for k in 0..<chunks {
+      let start = layer.rows.lowerBound + k * chunkRows
+      let chunk = start..<min(start + chunkRows, layer.rows.upperBound)
       let count = chunk.count * width
       for (m, triangles) in moments.enumerated() {
-        buffers[m].update(repeating: .zero, count: count)
-        if let triangles { touched = touched.union(triangles.paint(lists[m], rows: chunk, into: buffers[m])) }
+        // A fresh layer is clear: unless every pixel is painted over, the rows are cleared first.
+        if !(triangles?.tiles ?? false) { buffers[m].update(repeating: .zero, count: count) }
+        if let triangles, let (offsets, indices) = lists[m] {
+          touched = touched.union(
+            triangles.paint(indices[offsets[k]..<offsets[k + 1]], rows: chunk, into: buffers[m]))
+        }
       }
       let out = layer.pixels + (chunk.lowerBound - layer.rows.lowerBound) * width
       MeshRaster.mix(buffers, weights: weights, count: count, into: out)
-      y = chunk.upperBound
     }
     return touched
   }
@@ -231,11 +238,21 @@ final class MeshTriangles {
   }
 
   let triangles: [Triangle]
+  /// Each triangle's `yStart` and `yEnd`, apart: what finding a band's triangles reads.
+  let spans: [SIMD2<Int32>]
   let width: Int, height: Int
   let opaque: Bool
+  /// Whether the triangles paint every pixel of the layer exactly once, with opaque colors: what
+  /// the pixels held before does not matter (`MeshRaster.paint` writes no pending color first).
+  /// So when the mesh is opaque, its grid's border lies on the layer's border (corners on its
+  /// corners, each side's vertices on that side), every vertex inside the layer, and every
+  /// triangle turns the same way: the triangles then tile the layer without fold or gap, and the
+  /// top-left rule paints each pixel center once.
+  let tiles: Bool
 
   init(_ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int, width: Int, height: Int, opaque: Bool) {
     (self.width, self.height, self.opaque) = (width, height, opaque)
+    tiles = opaque && Self.tile(positions, columns: columns, rows: rows, width: Float(width), height: Float(height))
     var triangles: [Triangle] = []
     triangles.reserveCapacity(2 * (columns - 1) * (rows - 1))
     func add(_ a: Int, _ b: Int, _ c: Int) {
@@ -251,6 +268,31 @@ final class MeshTriangles {
       }
     }
     self.triangles = triangles
+    spans = triangles.map { SIMD2($0.yStart, $0.yEnd) }
+  }
+
+  /// Whether the grid of `positions` tiles the `width` x `height` rectangle (`tiles`).
+  private static func tile(_ positions: [Point], columns: Int, rows: Int, width: Float, height: Float) -> Bool {
+    guard columns > 1, rows > 1 else { return false }
+    func at(_ x: Int, _ y: Int) -> Point { positions[y * columns + x] }
+    for p in positions where !(p.x >= 0 && p.x <= width && p.y >= 0 && p.y <= height) { return false }
+    for x in 0..<columns where at(x, 0).y != 0 || at(x, rows - 1).y != height { return false }
+    for y in 0..<rows where at(0, y).x != 0 || at(columns - 1, y).x != width { return false }
+    guard at(0, 0).x == 0, at(columns - 1, 0).x == width, at(0, rows - 1).x == 0, at(columns - 1, rows - 1).x == width
+    else { return false }
+    // Every triangle of the grid (as `init` makes them) turns the same way as the first.
+    func turn(_ a: Point, _ b: Point, _ c: Point) -> Float {
+      let e1 = b - a, e2 = c - a
+      return e1.x * e2.y - e2.x * e1.y
+    }
+    let sign: Float = turn(at(0, 0), at(1, 0), at(1, 1)) > 0 ? 1 : -1
+    for gy in 0..<rows - 1 {
+      for gx in 0..<columns - 1 {
+        let (a, b, c, d) = (at(gx, gy), at(gx + 1, gy), at(gx + 1, gy + 1), at(gx, gy + 1))
+        guard turn(a, b, c) * sign > 0, turn(a, c, d) * sign > 0 else { return false }
+      }
+    }
+    return true
   }
 
   /// The triangle's color plane, edges and rows, nil when it paints no row.
@@ -286,47 +328,89 @@ final class MeshTriangles {
       yStart: Int32(yStart), ySplit: Int32(ySplit), yEnd: Int32(yEnd))
   }
 
-  /// The indices of the triangles that paint some of `rows`, in order.
-  func reaching(_ rows: Range<Int>) -> [Int32] {
+  /// The triangles that paint some of each chunk of `rows` (`chunkRows` rows from its start), in
+  /// order: chunk `k`'s are `indices[offsets[k]..<offsets[k + 1]]`. A triangle of a band is
+  /// looked at once a band here, and then only by the chunks it reaches.
+  func chunks(_ rows: Range<Int>, chunkRows: Int) -> (offsets: [Int], indices: [Int32]) {
     let (lo, hi) = (Int32(clamping: rows.lowerBound), Int32(clamping: rows.upperBound))
-    var list: [Int32] = []
-    triangles.withUnsafeBufferPointer { t in
-      for i in t.indices where t[i].yStart < hi && t[i].yEnd > lo { list.append(Int32(i)) }
+    let size = Int32(chunkRows)
+    let count = (rows.count + chunkRows - 1) / chunkRows
+    var offsets = [Int](repeating: 0, count: count + 1)
+    var indices: [Int32] = []
+    spans.withUnsafeBufferPointer { spans in
+      // Counted first, then placed: one array for all chunks.
+      for s in spans where s.x < hi && s.y > lo {
+        let (first, last) = ((max(s.x, lo) - lo) / size, (min(s.y, hi) - 1 - lo) / size)
+        for k in first...last { offsets[Int(k) + 1] += 1 }
+      }
+      for k in 0..<count { offsets[k + 1] += offsets[k] }
+      indices = [Int32](repeating: 0, count: offsets[count])
+      var next = offsets
+      for (i, s) in spans.enumerated() where s.x < hi && s.y > lo {
+        let (first, last) = ((max(s.x, lo) - lo) / size, (min(s.y, hi) - 1 - lo) / size)
+        for k in Int(first)...Int(last) {
+          indices[next[k]] = Int32(i)
+          next[k] += 1
+        }
+      }
     }
-    return list
+    return (offsets, indices)
   }
 
-  /// Paints the triangles of `list` (from `reaching`) over `rows` into `pixels`, the first of
-  /// those rows, in order; returns the pixels touched.
-  func paint(_ list: [Int32], rows: Range<Int>, into pixels: UnsafeMutablePointer<Pixel>) -> IntRect {
+  /// Where a triangle's row `y` starts and ends (`x0..<x1`, empty when x1 <= x0) and its color
+  /// at the first pixel's center.
+  @inline(__always)
+  private static func row(_ t: Triangle, _ y: Int, width: Int) -> (x0: Int, x1: Int, color: Pixel) {
+    let yc = Float(y) + 0.5
+    let xa = t.long.x(at: yc)
+    let (xu, xl) = (t.upper.x(at: yc), t.lower.x(at: yc))
+    let xb = y < Int(t.ySplit) ? xu : xl  // both computed: a select, not a branch
+    let x0 = max(TriangleFill.ceilingSelect(min(xa, xb) - 0.5, limit: width), 0)
+    let x1 = TriangleFill.ceilingSelect(max(xa, xb) - 0.5, limit: width)
+    let color = t.c0 + t.gx * (Float(x0) + 0.5 - t.p0.x) + t.gy * (yc - t.p0.y)
+    return (x0, x1, color)
+  }
+
+  /// Paints the triangles `indices` over `rows` into `pixels`, the first of those rows, in
+  /// order; returns the pixels touched. Two rows of a triangle are painted in one loop: each
+  /// row's colors are a chain of additions, and two chains keep the adder busy.
+  func paint(_ indices: ArraySlice<Int32>, rows: Range<Int>, into pixels: UnsafeMutablePointer<Pixel>) -> IntRect {
     let (lo, hi) = (Int32(clamping: rows.lowerBound), Int32(clamping: rows.upperBound))
     let width = self.width, opaque = self.opaque
     var touched = IntRect.empty
     triangles.withUnsafeBufferPointer { all in
-      for index in list {
+      for index in indices {
         let t = all[Int(index)]
-        let (first, last) = (max(t.yStart, lo), min(t.yEnd, hi))
+        let (first, last) = (Int(max(t.yStart, lo)), Int(min(t.yEnd, hi)))
         guard first < last else { continue }
         var xMin = Int.max, xMax = Int.min
-        for y in Int(first)..<Int(last) {
-          let yc = Float(y) + 0.5
-          let xa = t.long.x(at: yc)
-          let xb = y < Int(t.ySplit) ? t.upper.x(at: yc) : t.lower.x(at: yc)
-          let x0 = max(TriangleFill.ceiling(min(xa, xb) - 0.5, limit: width), 0)
-          let x1 = TriangleFill.ceiling(max(xa, xb) - 0.5, limit: width)
-          guard x0 < x1 else { continue }
-          xMin = min(xMin, x0)
-          xMax = max(xMax, x1)
-          let color = t.c0 + t.gx * (Float(x0) + 0.5 - t.p0.x) + t.gy * (yc - t.p0.y)
-          let row = pixels + (y - rows.lowerBound) * width
-          TriangleFill.span(row + x0, count: x1 - x0, from: color, step: t.gx, opaque: opaque)
+        var y = first
+        while y < last {
+          let a = Self.row(t, y, width: width)
+          let rowA = pixels + (y - rows.lowerBound) * width
+          if a.x0 < a.x1 {
+            xMin = min(xMin, a.x0)
+            xMax = max(xMax, a.x1)
+          }
+          if y + 1 < last {
+            let b = Self.row(t, y + 1, width: width)
+            if b.x0 < b.x1 {
+              xMin = min(xMin, b.x0)
+              xMax = max(xMax, b.x1)
+            }
+            TriangleFill.spans(
+              rowA + a.x0, count: a.x1 - a.x0, from: a.color, rowA + width + b.x0, count: b.x1 - b.x0,
+              from: b.color, step: t.gx, opaque: opaque)
+          } else if a.x0 < a.x1 {
+            TriangleFill.span(rowA + a.x0, count: a.x1 - a.x0, from: a.color, step: t.gx, opaque: opaque)
+          }
+          y += 2
         }
         if xMin < xMax {
           // From the first row drawn, not the triangle's first: that is -1 for a triangle
           // reaching above the layer, and a dirty row -1 sent the streamed blur one row before
           // the pixels (the raster fuzzer's heap corruption).
-          touched = touched.union(
-            IntRect(x: xMin, y: Int(first), width: xMax - xMin, height: Int(last) - Int(first)))
+          touched = touched.union(IntRect(x: xMin, y: first, width: xMax - xMin, height: last - first))
         }
       }
     }
@@ -412,6 +496,42 @@ enum TriangleFill {
     let c: Float = v > -1 ? (v < Float(limit) ? v : Float(limit)) : -1  // the same two compares; NaN is -1
     let t = Int(c)
     return Float(t) < c ? t + 1 : t
+  }
+
+  /// `ceiling` with no branch to mispredict (the edges of a mesh's rows round up or not at
+  /// random): the clamped value rounded up as a float (one instruction on x86-64-v3), then
+  /// converted. The same whole number as `ceiling`.
+  @inline(__always) static func ceilingSelect(_ v: Float, limit: Int) -> Int {
+    let c: Float = v > -1 ? (v < Float(limit) ? v : Float(limit)) : -1  // the same two compares; NaN is -1
+    return Int(c.rounded(.up))
+  }
+
+  /// Two spans painted in one loop, as `span` each: `count` pixels from `start` and `otherCount`
+  /// from `other`, both stepping by `step`.
+  @inline(never)
+  static func spans(
+    _ start: UnsafeMutablePointer<Pixel>, count: Int, from color: Pixel, _ other: UnsafeMutablePointer<Pixel>,
+    count otherCount: Int, from otherColor: Pixel, step: Pixel, opaque: Bool
+  ) {
+    var (a, b) = (color, otherColor)
+    let both = max(min(count, otherCount), 0)
+    if opaque {
+      for x in 0..<both {
+        start[x] = a
+        other[x] = b
+        a += step
+        b += step
+      }
+    } else {
+      for x in 0..<both {
+        start[x] = SourceOverKernel.blend(a, start[x])
+        other[x] = SourceOverKernel.blend(b, other[x])
+        a += step
+        b += step
+      }
+    }
+    if count > both { span(start + both, count: count - both, from: a, step: step, opaque: opaque) }
+    if otherCount > both { span(other + both, count: otherCount - both, from: b, step: step, opaque: opaque) }
   }
 
   /// Paints `count` pixels from `start` with `color`, then `color + step`, and so on. Out of line
