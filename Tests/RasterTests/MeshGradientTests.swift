@@ -103,3 +103,105 @@ func meshEdgesStayOnTheBoundsEdges(t: Float) {
     MeshGradient(width: 3, height: 3, points: [P(0, 0)], colors: [.white]))
   #expect(image[2, 2] == .zero)
 }
+
+// MARK: - Painting a chunk of rows at a time, and crossfades
+
+/// The sample mesh with its interior point moved: another moment of it.
+private func movedMesh(colors: [Color]? = nil) -> MeshGradient {
+  var mesh = sampleMesh(colors: colors)
+  mesh.points[4] = P(0.58, 0.41)
+  mesh.points[1] = P(0.3, 0)
+  return mesh
+}
+
+private func bits(_ image: Image) -> [UInt32] {
+  (0..<image.count).flatMap { i -> [UInt32] in
+    let p = image.pixels[i]
+    return [p.x.bitPattern, p.y.bitPattern, p.z.bitPattern, p.w.bitPattern]
+  }
+}
+
+/// Draws `draw` on a fresh frame whole, and band by band (bands of 10 rows) on a band surface
+/// whose image held another frame; returns both frames' pixels.
+private func wholeAndBanded(
+  width: Int, height: Int, _ draw: (inout GraphicsContext) -> Void
+) -> (whole: Image, banded: Image) {
+  let whole = Image(width: width, height: height)
+  var context = Surface(image: whole, scale: 1).context()
+  draw(&context)
+  let band = Surface(width: width, height: height, bandRows: 10, scale: 1)
+  let banded = Image(width: width, height: height)
+  for start in stride(from: 0, to: height, by: 10) {
+    let rows = start..<min(start + 10, height)
+    band.image.pixels.update(repeating: Pixel(7, -3, 0.5, 9), count: band.image.count)  // an old frame
+    band.drawBand(rows)
+    var c = band.context()
+    draw(&c)
+    band.finish()
+    banded.row(rows.lowerBound).update(from: band.image.pixels, count: rows.count * width)
+  }
+  return (whole, banded)
+}
+
+@Test(arguments: [[0.3, 0.7], [0.75, 0.25, 0.4], [1.5, -0.2, .nan]])
+func aCrossfadeOfMeshesIsDrawBlendedToTheBit(weights: [Double]) {
+  // Opaque meshes that tile the frame (painted over without clearing) and half transparent ones
+  // (cleared first), three moments mixing through the loop over moments, weights held to 0...1.
+  for alpha: Float in [1, 0.5] {
+    let palette = (0..<9).map { Color(red: Float($0) / 8, green: 0.3, blue: 1 - Float($0) / 9, alpha: alpha) }
+    let moments = [sampleMesh(colors: palette), movedMesh(colors: palette), sampleMesh(colors: palette.reversed())]
+    let meshes = Array(moments.prefix(weights.count))
+    for (width, height) in [(61, 97), (40, 33)] {
+      let fused = wholeAndBanded(width: width, height: height) { $0.drawBlended(meshes: meshes, weights: weights) }
+      let layered = wholeAndBanded(width: width, height: height) { context in
+        context.drawBlended(weights: weights) { i, c in c.drawMesh(meshes[i]) }
+      }
+      #expect(bits(fused.whole) == bits(layered.whole), "alpha \(alpha) \(width)x\(height)")
+      #expect(bits(fused.banded) == bits(layered.whole), "alpha \(alpha) \(width)x\(height), banded")
+      #expect(bits(layered.banded) == bits(layered.whole), "alpha \(alpha) \(width)x\(height), layers banded")
+    }
+  }
+}
+
+@Test func aCrossfadeOverADrawnFrameGoesThroughLayers() {
+  // Something drawn first: the meshes are mixed in a layer and composited over it.
+  let (whole, banded) = wholeAndBanded(width: 30, height: 24) { context in
+    context.fill(Path(rect: Rect(x: Float(0), y: 0, width: 30, height: 24)), with: .color(.white))
+    var faded = context
+    faded.opacity = 0.5
+    faded.drawBlended(meshes: [sampleMesh(), movedMesh()], weights: [0.5, 0.5])
+  }
+  #expect(bits(whole) == bits(banded))
+  // Half the mix over white: no channel below a half.
+  #expect((0..<whole.count).allSatisfy { whole.pixels[$0].x >= 0.5 && whole.pixels[$0].w == 1 })
+}
+
+@Test func onlyAnOpaqueMeshOnTheFramesBorderTilesIt() throws {
+  let surface = Surface(image: Image(width: 37, height: 23), scale: 1)
+  let frame = Rect(x: Float(0), y: 0, width: 37, height: 23)
+  func tiles(_ mesh: MeshGradient, in rect: Rect? = nil) throws -> Bool {
+    try #require(
+      MeshRaster.triangles(
+        mesh, in: rect ?? frame, transform: .identity, for: surface.canvasLayer, cache: nil)
+    ).tiles
+  }
+  #expect(try tiles(sampleMesh()))
+  #expect(try tiles(movedMesh()))
+  #expect(try !tiles(sampleMesh(colors: Array(repeating: Color(red: 1, green: 0, blue: 0, alpha: 0.9), count: 9))))
+  // Short of the frame's right edge, or folded over itself (the interior point pulled past a corner).
+  #expect(try !tiles(sampleMesh(), in: Rect(x: Float(0), y: 0, width: 36, height: 23)))
+  var folded = sampleMesh()
+  folded.points[4] = P(1.4, 1.3)
+  #expect(try !tiles(folded))
+}
+
+@Test func aFoldedMeshOverAnOldFrameLeavesNoOldPixel() {
+  // Where no triangle reaches, the band's old frame must not show: a folded mesh is cleared under.
+  var folded = sampleMesh()
+  folded.points[4] = P(1.4, 1.3)
+  let (whole, banded) = wholeAndBanded(width: 37, height: 23) { $0.drawMesh(folded) }
+  #expect(bits(whole) == bits(banded))
+  let (tiled, tiledBanded) = wholeAndBanded(width: 37, height: 23) { $0.drawMesh(movedMesh()) }
+  #expect(bits(tiled) == bits(tiledBanded))
+  #expect((0..<tiled.count).allSatisfy { tiled.pixels[$0].w == 1 })
+}

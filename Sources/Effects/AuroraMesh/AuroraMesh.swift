@@ -39,9 +39,15 @@ public struct AuroraMesh: Effect {
     let colors = [first, second, first, third, second, first, second, first, third]
     // The mesh has no edge anywhere: two moments of it mixed are one smooth gradient again, with
     // no ghost, so a loop may crossfade it where its slow, unrelated rates cannot be kept whole.
-    context.drawSoftLayer(AuroraMeshMath.layer, clock: clock) { layer, moment in
-      layer.drawMesh(mesh(colors: colors, clock: moment))
+    // Drawn as `drawSoftLayer` draws it; a crossfade's moments are painted and mixed together a
+    // few rows at a time (`GraphicsContext.drawBlended(meshes:weights:)`), the same bits.
+    let samples = clock.samples(for: AuroraMeshMath.layer)
+    if samples.count > 1 {
+      context.drawBlended(
+        meshes: samples.map { mesh(colors: colors, clock: $0.clock) }, weights: samples.map(\.weight))
+      return
     }
+    context.drawMesh(mesh(colors: colors, clock: samples[0].clock))
   }
 
   private func mesh(colors: [Color], clock: Clock) -> MeshGradient {

@@ -28,9 +28,10 @@ public final class Layer: @unchecked Sendable {
   /// The one color every pixel counts as holding while the pixels themselves still hold an old
   /// frame, or nil when they are as drawn: clear (`.zero`) after `Surface.clear`, an opaque color
   /// after a first fill of it over the whole layer (a base color), so that the first drawing
-  /// writes it instead of a pass of its own. Asking for a row (`row`) or the mesh fill
-  /// (`TriangleFill`) settles it; a fill over every pixel with opaque color replaces it, and
-  /// `fill(discs:)` writes it row by row under the discs.
+  /// writes it instead of a pass of its own. Asking for a row (`row`) settles it; a fill over
+  /// every pixel with opaque color replaces it, `fill(discs:)` writes it row by row under the
+  /// discs, and the mesh fill (`MeshRaster.paint`) a few rows at a time under its triangles, or
+  /// not at all under an opaque mesh that tiles the layer.
   var pendingFill: Pixel?
 
   /// Writes the pending color into the pixels if there is one.
