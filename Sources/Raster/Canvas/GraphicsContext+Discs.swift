@@ -474,6 +474,18 @@ enum DiscRows {
       }
       var x = rowLo
       while x < rowHi {
+        // Two whole chunks at a time where the second is needed: two independent chains a disc
+        // for the CPU to overlap, and the disc's scalar work shared.
+        if x &+ 16 <= width && x &+ 8 < rowHi {
+          switch mode {
+          case .screen:
+            pair(ScreenLanes.self, at: dest + x, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
+          case .sourceOver:
+            pair(SourceOverLanes.self, at: dest + x, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
+          }
+          x += 16
+          continue
+        }
         // Whole chunks in place (their columns past `rowHi` are beyond every rim); the row's
         // last few pixels through eight of scratch.
         let count = min(8, width - x)
@@ -512,8 +524,10 @@ enum DiscRows {
     for m in 0..<ends.count {
       var h = held
       for k in first..<ends[m] where rowDiscs[k].lo < x &+ 8 && rowDiscs[k].hi > x {
+        let r = rowDiscs[k]
+        let inside = x >= r.innerLo && x &+ 8 <= r.innerHi
         shade(
-          K.self, rowDiscs[k], x: x, segments: segments + rowDiscs[k].segmentBase, opacity: opacity, opaque: opaque,
+          K.self, r, x: x, inside: inside, segments: segments + r.segmentBase, opacity: opacity, opaque: opaque,
           onto: &h)
       }
       first = ends[m]
@@ -536,13 +550,64 @@ enum DiscRows {
     mixed.store(at)
   }
 
+  /// `chunk` over the sixteen pixels at `at`: each disc that reaches either eight shaded over
+  /// both (where it does not reach, its coverage is 0 and it blends nothing, to the bit), so
+  /// the same bits as two chunks.
+  private static func pair<K: LaneBlendKernel>(
+    _: K.Type, at: UnsafeMutablePointer<Pixel>, x: Int, base: Pixel?, _ rowDiscs: UnsafeMutablePointer<RowDisc>,
+    _ ends: UnsafeMutableBufferPointer<Int>, _ segments: UnsafePointer<Falloff.Segment>,
+    _ weights: UnsafeMutableBufferPointer<Float>, _ opacity: Float
+  ) {
+    let start0 = base.map { Pixels8(repeating: $0) } ?? Pixels8(loading: at)
+    let start1 = base.map { Pixels8(repeating: $0) } ?? Pixels8(loading: at + 8)
+    let held0 = K.hold(start0), held1 = K.hold(start1)
+    let opaque = base.map { $0.w == 1 } ?? false
+    var mixed0 = start0, mixed1 = start1
+    var first = 0
+    for m in 0..<ends.count {
+      var h0 = held0, h1 = held1
+      for k in first..<ends[m] where rowDiscs[k].lo < x &+ 16 && rowDiscs[k].hi > x {
+        let r = rowDiscs[k]
+        let inside = x >= r.innerLo && x &+ 16 <= r.innerHi
+        let s = segments + r.segmentBase
+        shade(K.self, r, x: x, inside: inside, segments: s, opacity: opacity, opaque: opaque, onto: &h0)
+        shade(K.self, r, x: x &+ 8, inside: inside, segments: s, opacity: opacity, opaque: opaque, onto: &h1)
+      }
+      first = ends[m]
+      let p0 = K.release(h0, held: held0, start: start0), p1 = K.release(h1, held: held1, start: start1)
+      if ends.count == 1 {
+        p0.store(at)
+        p1.store(at + 8)
+        return
+      }
+      // As `drawBlended`: the first moment times its weight, each next one times its own added.
+      let w = Lanes(repeating: weights[m])
+      if m == 0 {
+        mixed0 = Pixels8(r: p0.r * w, g: p0.g * w, b: p0.b * w, a: p0.a * w)
+        mixed1 = Pixels8(r: p1.r * w, g: p1.g * w, b: p1.b * w, a: p1.a * w)
+      } else {
+        mixed0.r += p0.r * w
+        mixed0.g += p0.g * w
+        mixed0.b += p0.b * w
+        mixed0.a += p0.a * w
+        mixed1.r += p1.r * w
+        mixed1.g += p1.g * w
+        mixed1.b += p1.b * w
+        mixed1.a += p1.a * w
+      }
+    }
+    mixed0.store(at)
+    mixed1.store(at + 8)
+  }
+
   /// One disc shaded over eight pixels of its row and blended onto `h` (held as `K` holds it):
   /// the coverage from the distance to the rim (`discCoverage`; 1 where the eight lie wholly
-  /// inside it), the color from the falloff's segment at that distance.
-  @inline(__always)
+  /// inside it: `inside`, which may be false where they do, to the same bits), the color from
+  /// the falloff's segment at that distance.
+  @_transparent  // always inlined: called from `chunk` once and from `pair` twice
   private static func shade<K: LaneBlendKernel>(
-    _: K.Type, _ r: RowDisc, x: Int, segments: UnsafePointer<Falloff.Segment>, opacity: Float, opaque: Bool,
-    onto h: inout Pixels8
+    _: K.Type, _ r: RowDisc, x: Int, inside: Bool, segments: UnsafePointer<Falloff.Segment>, opacity: Float,
+    opaque: Bool, onto h: inout Pixels8
   ) {
     let d = r.disc
     let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
@@ -550,7 +615,6 @@ enum DiscRows {
     let dx = centers + Lanes(repeating: Float(x) - d.cx)
     let distance = chints_sqrt8(dx * dx + Lanes(repeating: r.dy2))  // not `squareRoot()`: a call a lane
     // Wholly inside the rim the coverage is 1, to the bit, and the alpha the opacity.
-    let inside = x >= r.innerLo && x &+ 8 <= r.innerHi
     var alpha = Lanes(repeating: opacity)
     if !inside {
       var c = Lanes(repeating: d.radius + 0.5) - distance
