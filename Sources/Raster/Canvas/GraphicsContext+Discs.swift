@@ -284,7 +284,8 @@ struct Pixels8 {
 protocol LaneBlendKernel {
   /// Whether `blend` leaves opaque pixels opaque without reading the color's alpha.
   static var keepsOpaque: Bool { get }
-  /// The falloff's color at t is `offset + slope t` in this kernel's terms (`blend`).
+  /// A segment's color at distance d (`Falloff.Segment.overDistance`) is `offset + slope d` in
+  /// this kernel's terms (`blend`).
   static func offset(_ s: Falloff.Segment) -> Pixel
   static func slope(_ s: Falloff.Segment) -> Pixel
   /// `d` in the form `blend` works on.
