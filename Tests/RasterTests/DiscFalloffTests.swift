@@ -148,4 +148,36 @@ import Testing
         == GradientDiscTests.bits(crossfade(fused: false, base: glass, weights: [0.6, 0.4]).image))
     #expect(fused.image[66, 47].w < 0.6)
   }
+
+  /// Screened, the fused discs hold the pixels as 1 - d and multiply (`ScreenLanes`): over an
+  /// opaque base every pixel stays exactly opaque, and a pixel beyond every rim keeps the base's
+  /// bits, also in a chunk of eight some rim crosses.
+  @Test func screenedOverAnOpaqueBaseEveryPixelStaysOpaqueAndTheRestTheBase() {
+    let discs = GradientDiscTests.discs
+    let surface = Surface(image: Image(width: 64, height: 48), scale: 1)
+    surface.clear()
+    var context = surface.context()
+    context.fill(Path(rect: Rect(x: 0, y: 0, width: 64, height: 48)), with: .color(Self.base))
+    context.blendMode = .screen
+    #expect(context.fusesDiscs(discs))
+    context.fill(discs: discs)
+    surface.finish()
+    var beyond = 0
+    for y in 0..<48 {
+      for x in 0..<64 {
+        let p = surface.image[x, y]
+        #expect(p.w == 1, "\(x), \(y)")
+        let reached = discs.contains { d in
+          let dx = Float(x) + 0.5 - d.center.x, dy = Float(y) + 0.5 - d.center.y
+          return (dx * dx + dy * dy).squareRoot() < d.endRadius + 0.5
+        }
+        if !reached {
+          beyond += 1
+          #expect(p == Self.base.premultiplied, "\(x), \(y)")
+        }
+      }
+    }
+    #expect(beyond > 100)
+    #expect(surface.image[10, 12].x > 0.5)
+  }
 }

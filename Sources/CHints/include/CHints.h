@@ -19,6 +19,31 @@ static inline void chints_prefetch_write(void *address) { __builtin_prefetch(add
 typedef float chints_float8 __attribute__((ext_vector_type(8)));
 static inline chints_float8 chints_sqrt8(chints_float8 v) { return __builtin_elementwise_sqrt(v); }
 
+// Eight pixels held a vector a channel (r, g, b, a) written as eight RGBA pixels of four floats
+// at `p`: the 4x8 transpose in twelve shuffles (four unpacks, four shuffles, four half swaps) and
+// four stores, where Swift's lane by lane stores built each pixel from inserts (Raster's fused
+// discs write each chunk so: GraphicsContext+Discs.swift).
+static inline void chints_store_pixels8(float *p, chints_float8 r, chints_float8 g, chints_float8 b,
+                                        chints_float8 a) {
+  // r0 g0 r1 g1 | r4 g4 r5 g5 and r2 g2 r3 g3 | r6 g6 r7 g7, the same of b and a.
+  chints_float8 rg0 = __builtin_shufflevector(r, g, 0, 8, 1, 9, 4, 12, 5, 13);
+  chints_float8 rg1 = __builtin_shufflevector(r, g, 2, 10, 3, 11, 6, 14, 7, 15);
+  chints_float8 ba0 = __builtin_shufflevector(b, a, 0, 8, 1, 9, 4, 12, 5, 13);
+  chints_float8 ba1 = __builtin_shufflevector(b, a, 2, 10, 3, 11, 6, 14, 7, 15);
+  // Pixels 0 | 4, 1 | 5, 2 | 6, 3 | 7.
+  chints_float8 p04 = __builtin_shufflevector(rg0, ba0, 0, 1, 8, 9, 4, 5, 12, 13);
+  chints_float8 p15 = __builtin_shufflevector(rg0, ba0, 2, 3, 10, 11, 6, 7, 14, 15);
+  chints_float8 p26 = __builtin_shufflevector(rg1, ba1, 0, 1, 8, 9, 4, 5, 12, 13);
+  chints_float8 p37 = __builtin_shufflevector(rg1, ba1, 2, 3, 10, 11, 6, 7, 14, 15);
+  chints_float8 out[4] = {
+    __builtin_shufflevector(p04, p15, 0, 1, 2, 3, 8, 9, 10, 11),
+    __builtin_shufflevector(p26, p37, 0, 1, 2, 3, 8, 9, 10, 11),
+    __builtin_shufflevector(p04, p15, 4, 5, 6, 7, 12, 13, 14, 15),
+    __builtin_shufflevector(p26, p37, 4, 5, 6, 7, 12, 13, 14, 15),
+  };
+  __builtin_memcpy(p, out, sizeof out);  // unaligned, and no type to alias
+}
+
 // The x86 instruction sets the C side of this build was compiled for, one bit each: SSE4.1,
 // SSE4.2, AVX, AVX2, FMA, BMI2, F16C, AVX-512F (`make build CPU=x86-64-v3` passes -march=haswell
 // to both compilers, so Swift's code assumes the same). `loopsmith doctor` prints them.

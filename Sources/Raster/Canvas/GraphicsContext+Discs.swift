@@ -94,11 +94,13 @@ extension GraphicsContext {
       guard faint * opacity * Self.rimCoverageError(radius: radius) <= 0.5 / 255 else { return nil }
       let c = transform.apply(disc.center)
       let first = fused.segments.count
-      fused.segments += falloff.segments
+      let start = disc.startRadius * scale
+      fused.segments += falloff.segments.map { $0.overDistance(start: start, span: span) }
+      let (low, high) = (start + falloff.low * span, start + falloff.high * span)
       fused.discs.append(
         PixelDisc(
-          cx: c.x, cy: c.y, radius: radius, start: disc.startRadius * scale, invSpan: 1 / span,
-          tLow: falloff.low, tHigh: falloff.high, segments: first..<fused.segments.count))
+          cx: c.x, cy: c.y, radius: radius, low: low, high: high, heldInside: low > 0 || high < radius,
+          segments: first..<fused.segments.count))
     }
     return fused
   }
@@ -112,11 +114,14 @@ extension GraphicsContext {
 
   /// One disc resolved to the target's pixels.
   struct PixelDisc {
-    /// The center, the end radius and the start radius in pixels, and 1 / (end - start) in pixels.
-    let cx: Float, cy: Float, radius: Float, start: Float, invSpan: Float
-    /// t is held to tLow...tHigh (the first and last stops' locations: the gradient's padding).
-    let tLow: Float, tHigh: Float
-    /// Its falloff's segments in `FusedDiscs.segments`, in order of location.
+    /// The center and the end radius in pixels.
+    let cx: Float, cy: Float, radius: Float
+    /// The distance from the center is held to low...high (the first and last stops' locations,
+    /// in pixels: the gradient's padding); `heldInside` when that can change a distance inside
+    /// the rim (not for Color Orbs' falloffs, from the center to the rim).
+    let low: Float, high: Float, heldInside: Bool
+    /// Its falloff's segments in `FusedDiscs.segments`, in order of location, as functions of
+    /// the distance in pixels (`Falloff.Segment.overDistance`).
     let segments: Range<Int>
   }
 
@@ -189,6 +194,21 @@ struct Falloff {
   struct Segment {
     let from: Float
     let a: Pixel, b: Pixel
+    /// 1 - (a + b t) as `oneMinusA + minusB t`: what a screen blend multiplies by (`ScreenLanes`).
+    let oneMinusA: Pixel, minusB: Pixel
+
+    init(from: Float, a: Pixel, b: Pixel) {
+      (self.from, self.a, self.b) = (from, a, b)
+      (oneMinusA, minusB) = (Pixel(repeating: 1) - a, -b)
+    }
+
+    /// This segment of a disc whose t runs from 0 at `start` pixels from its center over `span`
+    /// pixels, as a function of the distance instead of t: `a + b t` with t = (d - start) /
+    /// span, one multiply-add a channel from the distance with no t computed.
+    func overDistance(start: Float, span: Float) -> Segment {
+      let slope = b / Pixel(repeating: span)
+      return Segment(from: start + from * span, a: a - slope * Pixel(repeating: start), b: slope)
+    }
   }
 
   let segments: [Segment]
@@ -253,41 +273,83 @@ struct Pixels8 {
     a = Lanes(lowHalf: SIMD4(p0.w, p1.w, p2.w, p3.w), highHalf: SIMD4(p4.w, p5.w, p6.w, p7.w))
   }
 
-  /// Transposed back and written as eight pixels.
+  /// Transposed back and written as eight pixels (`chints_store_pixels8`: twelve shuffles).
   @_transparent func store(_ p: UnsafeMutablePointer<Pixel>) {
-    p[0] = Pixel(r[0], g[0], b[0], a[0])
-    p[1] = Pixel(r[1], g[1], b[1], a[1])
-    p[2] = Pixel(r[2], g[2], b[2], a[2])
-    p[3] = Pixel(r[3], g[3], b[3], a[3])
-    p[4] = Pixel(r[4], g[4], b[4], a[4])
-    p[5] = Pixel(r[5], g[5], b[5], a[5])
-    p[6] = Pixel(r[6], g[6], b[6], a[6])
-    p[7] = Pixel(r[7], g[7], b[7], a[7])
+    chints_store_pixels8(UnsafeMutableRawPointer(p).assumingMemoryBound(to: Float.self), r, g, b, a)
   }
 }
 
-/// The blend modes on eight pixels a channel at a time: `SourceOverKernel` and `ScreenKernel`'s
-/// arithmetic, channel by channel, so the same bits.
+/// The blend modes on eight pixels a channel at a time, on the pixels held in the form each
+/// blends in cheapest (`hold`, `release`).
 protocol LaneBlendKernel {
-  static func blend(_ s: Pixels8, _ d: inout Pixels8)
+  /// Whether `blend` leaves opaque pixels opaque without reading the color's alpha.
+  static var keepsOpaque: Bool { get }
+  /// A segment's color at distance d (`Falloff.Segment.overDistance`) is `offset + slope d` in
+  /// this kernel's terms (`blend`).
+  static func offset(_ s: Falloff.Segment) -> Pixel
+  static func slope(_ s: Falloff.Segment) -> Pixel
+  /// `d` in the form `blend` works on.
+  static func hold(_ d: Pixels8) -> Pixels8
+  /// Blends `v`, a fully covered color in this kernel's terms (`offset`, `slope`), onto `h`;
+  /// with `opaque` the pixels under it are opaque and stay so (their alpha is not computed).
+  static func blend(_ v: Pixels8, _ h: inout Pixels8, opaque: Bool)
+  /// `v` covered by `alpha` (0...1), in this kernel's terms.
+  static func cover(_ v: Pixels8, _ alpha: Lanes) -> Pixels8
+  /// The pixels `h` holds, `start` (what `hold` was given, held as `held`) where nothing changed.
+  static func release(_ h: Pixels8, held: Pixels8, start: Pixels8) -> Pixels8
 }
 
+/// Source over, as `SourceOverKernel`'s arithmetic, channel by channel: the same bits.
 enum SourceOverLanes: LaneBlendKernel {
-  @inline(__always) static func blend(_ s: Pixels8, _ d: inout Pixels8) {
+  static var keepsOpaque: Bool { false }
+  @inline(__always) static func offset(_ s: Falloff.Segment) -> Pixel { s.a }
+  @inline(__always) static func slope(_ s: Falloff.Segment) -> Pixel { s.b }
+  @inline(__always) static func hold(_ d: Pixels8) -> Pixels8 { d }
+  @inline(__always) static func blend(_ s: Pixels8, _ d: inout Pixels8, opaque: Bool) {
     let keep = Lanes(repeating: 1) - s.a
     d.r = s.r + d.r * keep
     d.g = s.g + d.g * keep
     d.b = s.b + d.b * keep
     d.a = s.a + d.a * keep
   }
+  @inline(__always) static func cover(_ v: Pixels8, _ alpha: Lanes) -> Pixels8 {
+    Pixels8(r: v.r * alpha, g: v.g * alpha, b: v.b * alpha, a: v.a * alpha)
+  }
+  @inline(__always) static func release(_ h: Pixels8, held: Pixels8, start: Pixels8) -> Pixels8 { h }
 }
 
+/// Screen, `s + d - s d`, as `1 - (1 - s)(1 - d)`: the pixels are held as `1 - d` and each disc
+/// multiplies them by `1 - s` (computed from the falloff as `1 - a - b t`), two operations a
+/// channel where `s + d - s d` took four; `1 - d` is taken back once a chunk. Within a few units
+/// of the float's last place of `ScreenKernel`'s arithmetic (`DiscFalloffTests`); a pixel no disc
+/// changes keeps its bits, and an opaque pixel stays exactly opaque.
 enum ScreenLanes: LaneBlendKernel {
-  @inline(__always) static func blend(_ s: Pixels8, _ d: inout Pixels8) {
-    d.r = s.r + d.r - s.r * d.r
-    d.g = s.g + d.g - s.g * d.g
-    d.b = s.b + d.b - s.b * d.b
-    d.a = s.a + d.a - s.a * d.a
+  static var keepsOpaque: Bool { true }
+  @inline(__always) static func offset(_ s: Falloff.Segment) -> Pixel { s.oneMinusA }
+  @inline(__always) static func slope(_ s: Falloff.Segment) -> Pixel { s.minusB }
+  @inline(__always) static func hold(_ d: Pixels8) -> Pixels8 {
+    let one = Lanes(repeating: 1)
+    return Pixels8(r: one - d.r, g: one - d.g, b: one - d.b, a: one - d.a)
+  }
+  @inline(__always) static func blend(_ u: Pixels8, _ q: inout Pixels8, opaque: Bool) {
+    q.r *= u.r
+    q.g *= u.g
+    q.b *= u.b
+    if !opaque { q.a *= u.a }  // opaque: 0 stays 0
+  }
+  /// 1 - (1 - v) alpha.
+  @inline(__always) static func cover(_ v: Pixels8, _ alpha: Lanes) -> Pixels8 {
+    let clear = Lanes(repeating: 1) - alpha
+    return Pixels8(r: clear + v.r * alpha, g: clear + v.g * alpha, b: clear + v.b * alpha, a: clear + v.a * alpha)
+  }
+  @inline(__always) static func release(_ q: Pixels8, held: Pixels8, start: Pixels8) -> Pixels8 {
+    let one = Lanes(repeating: 1)
+    var d = Pixels8(r: one - q.r, g: one - q.g, b: one - q.b, a: one - q.a)
+    d.r.replace(with: start.r, where: q.r .== held.r)
+    d.g.replace(with: start.g, where: q.g .== held.g)
+    d.b.replace(with: start.b, where: q.b .== held.b)
+    d.a.replace(with: start.a, where: q.a .== held.a)
+    return d
   }
 }
 
@@ -298,6 +360,9 @@ enum DiscRows {
   /// One disc that reaches the current row: its columns there and its vertical distance squared.
   struct RowDisc {
     var lo: Int, hi: Int
+    /// The columns whose coverage is 1 (a pixel and a half inside the rim, and a pixel more):
+    /// a chunk wholly among them needs no coverage.
+    var innerLo: Int, innerHi: Int
     var dy2: Float
     var disc: GraphicsContext.PixelDisc
     /// Where its moment's segments start in the segments of all moments.
@@ -373,7 +438,17 @@ enum DiscRows {
           let lo = Int(min(max(d.cx - half, 0), Float(width)).rounded(.down))
           let hi = Int(min(max(d.cx + half, 0), Float(width)).rounded(.up))
           guard lo < hi else { continue }
-          rowDiscs[n] = RowDisc(lo: lo, hi: hi, dy2: dy * dy, disc: d, segmentBase: segmentBase)
+          var innerLo = Int.max, innerHi = Int.min
+          let inner = d.radius - 1.5
+          if abs(dy) < inner {
+            let halfIn = (inner * inner - dy * dy).squareRoot() - 1
+            if halfIn > 0 {
+              innerLo = Int((d.cx - halfIn).rounded(.up))
+              innerHi = Int((d.cx + halfIn).rounded(.down))
+            }
+          }
+          rowDiscs[n] = RowDisc(
+            lo: lo, hi: hi, innerLo: innerLo, innerHi: innerHi, dy2: dy * dy, disc: d, segmentBase: segmentBase)
           n += 1
           rowLo = min(rowLo, lo)
           rowHi = max(rowHi, hi)
@@ -400,6 +475,18 @@ enum DiscRows {
       }
       var x = rowLo
       while x < rowHi {
+        // Two whole chunks at a time where the second is needed: two independent chains a disc
+        // for the CPU to overlap, and the disc's scalar work shared.
+        if x &+ 16 <= width && x &+ 8 < rowHi {
+          switch mode {
+          case .screen:
+            pair(ScreenLanes.self, at: dest + x, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
+          case .sourceOver:
+            pair(SourceOverLanes.self, at: dest + x, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
+          }
+          x += 16
+          continue
+        }
         // Whole chunks in place (their columns past `rowHi` are beyond every rim); the row's
         // last few pixels through eight of scratch.
         let count = min(8, width - x)
@@ -408,14 +495,12 @@ enum DiscRows {
           tail.update(repeating: base ?? .zero, count: 8)
           if base == nil { tail.update(from: dest + x, count: count) }
         }
-        var mixed: Pixels8
         switch mode {
         case .screen:
-          mixed = chunk(ScreenLanes.self, at: at, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
+          chunk(ScreenLanes.self, at: at, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
         case .sourceOver:
-          mixed = chunk(SourceOverLanes.self, at: at, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
+          chunk(SourceOverLanes.self, at: at, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
         }
-        mixed.store(at)
         if count < 8 { (dest + x).update(from: tail, count: count) }
         x += 8
       }
@@ -424,23 +509,34 @@ enum DiscRows {
   }
 
   /// The eight pixels at `at` (column `x` of the row) with every moment's discs that reach them
-  /// blended on, mixed by weight.
+  /// blended on, mixed by weight, written back (stored here, not returned: the optimizer keeps
+  /// this call, and a returned chunk went through memory).
   @inline(__always)
   private static func chunk<K: LaneBlendKernel>(
     _: K.Type, at: UnsafeMutablePointer<Pixel>, x: Int, base: Pixel?, _ rowDiscs: UnsafeMutablePointer<RowDisc>,
     _ ends: UnsafeMutableBufferPointer<Int>, _ segments: UnsafePointer<Falloff.Segment>,
     _ weights: UnsafeMutableBufferPointer<Float>, _ opacity: Float
-  ) -> Pixels8 {
+  ) {
     let start = base.map { Pixels8(repeating: $0) } ?? Pixels8(loading: at)
+    let held = K.hold(start)
+    let opaque = base.map { $0.w == 1 } ?? false
     var mixed = start
     var first = 0
     for m in 0..<ends.count {
-      var p = start
+      var h = held
       for k in first..<ends[m] where rowDiscs[k].lo < x &+ 8 && rowDiscs[k].hi > x {
-        shade(K.self, rowDiscs[k], x: x, segments: segments + rowDiscs[k].segmentBase, opacity: opacity, onto: &p)
+        let r = rowDiscs[k]
+        let inside = x >= r.innerLo && x &+ 8 <= r.innerHi
+        shade(
+          K.self, r, x: x, inside: inside, segments: segments + r.segmentBase, opacity: opacity, opaque: opaque,
+          onto: &h)
       }
       first = ends[m]
-      if ends.count == 1 { return p }
+      let p = K.release(h, held: held, start: start)
+      if ends.count == 1 {
+        p.store(at)
+        return
+      }
       // As `drawBlended`: the first moment times its weight, each next one times its own added.
       let w = Lanes(repeating: weights[m])
       if m == 0 {
@@ -452,47 +548,108 @@ enum DiscRows {
         mixed.a += p.a * w
       }
     }
-    return mixed
+    mixed.store(at)
   }
 
-  /// One disc shaded over eight pixels of its row and blended onto `p`: the coverage from the
-  /// distance to the rim (`discCoverage`), the color from the falloff's segment at t.
-  @inline(__always)
+  /// `chunk` over the sixteen pixels at `at`: each disc that reaches either eight shaded over
+  /// both (where it does not reach, its coverage is 0 and it blends nothing, to the bit), so
+  /// the same bits as two chunks.
+  private static func pair<K: LaneBlendKernel>(
+    _: K.Type, at: UnsafeMutablePointer<Pixel>, x: Int, base: Pixel?, _ rowDiscs: UnsafeMutablePointer<RowDisc>,
+    _ ends: UnsafeMutableBufferPointer<Int>, _ segments: UnsafePointer<Falloff.Segment>,
+    _ weights: UnsafeMutableBufferPointer<Float>, _ opacity: Float
+  ) {
+    let start0 = base.map { Pixels8(repeating: $0) } ?? Pixels8(loading: at)
+    let start1 = base.map { Pixels8(repeating: $0) } ?? Pixels8(loading: at + 8)
+    let held0 = K.hold(start0), held1 = K.hold(start1)
+    let opaque = base.map { $0.w == 1 } ?? false
+    var mixed0 = start0, mixed1 = start1
+    var first = 0
+    for m in 0..<ends.count {
+      var h0 = held0, h1 = held1
+      for k in first..<ends[m] where rowDiscs[k].lo < x &+ 16 && rowDiscs[k].hi > x {
+        let r = rowDiscs[k]
+        let inside = x >= r.innerLo && x &+ 16 <= r.innerHi
+        let s = segments + r.segmentBase
+        shade(K.self, r, x: x, inside: inside, segments: s, opacity: opacity, opaque: opaque, onto: &h0)
+        shade(K.self, r, x: x &+ 8, inside: inside, segments: s, opacity: opacity, opaque: opaque, onto: &h1)
+      }
+      first = ends[m]
+      let p0 = K.release(h0, held: held0, start: start0), p1 = K.release(h1, held: held1, start: start1)
+      if ends.count == 1 {
+        p0.store(at)
+        p1.store(at + 8)
+        return
+      }
+      // As `drawBlended`: the first moment times its weight, each next one times its own added.
+      let w = Lanes(repeating: weights[m])
+      if m == 0 {
+        mixed0 = Pixels8(r: p0.r * w, g: p0.g * w, b: p0.b * w, a: p0.a * w)
+        mixed1 = Pixels8(r: p1.r * w, g: p1.g * w, b: p1.b * w, a: p1.a * w)
+      } else {
+        mixed0.r += p0.r * w
+        mixed0.g += p0.g * w
+        mixed0.b += p0.b * w
+        mixed0.a += p0.a * w
+        mixed1.r += p1.r * w
+        mixed1.g += p1.g * w
+        mixed1.b += p1.b * w
+        mixed1.a += p1.a * w
+      }
+    }
+    mixed0.store(at)
+    mixed1.store(at + 8)
+  }
+
+  /// One disc shaded over eight pixels of its row and blended onto `h` (held as `K` holds it):
+  /// the coverage from the distance to the rim (`discCoverage`; 1 where the eight lie wholly
+  /// inside it: `inside`, which may be false where they do, to the same bits), the color from
+  /// the falloff's segment at that distance.
+  @_transparent  // always inlined: called from `chunk` once and from `pair` twice
   private static func shade<K: LaneBlendKernel>(
-    _: K.Type, _ r: RowDisc, x: Int, segments: UnsafePointer<Falloff.Segment>, opacity: Float,
-    onto p: inout Pixels8
+    _: K.Type, _ r: RowDisc, x: Int, inside: Bool, segments: UnsafePointer<Falloff.Segment>, opacity: Float,
+    opaque: Bool, onto h: inout Pixels8
   ) {
     let d = r.disc
     let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
     let centers = Lanes(0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5)
     let dx = centers + Lanes(repeating: Float(x) - d.cx)
     let distance = chints_sqrt8(dx * dx + Lanes(repeating: r.dy2))  // not `squareRoot()`: a call a lane
-    var c = Lanes(repeating: d.radius + 0.5) - distance
-    c.replace(with: zero, where: c .< zero)
-    c.replace(with: one, where: c .> one)
-    let alpha = c * Lanes(repeating: opacity)
-    guard any(alpha .> zero) else { return }
-    var t = (distance - Lanes(repeating: d.start)) * Lanes(repeating: d.invSpan)
-    let low = Lanes(repeating: d.tLow), high = Lanes(repeating: d.tHigh)
-    t.replace(with: low, where: t .< low)
-    t.replace(with: high, where: t .> high)
+    // Wholly inside the rim the coverage is 1, to the bit, and the alpha the opacity.
+    var alpha = Lanes(repeating: opacity)
+    if !inside {
+      var c = Lanes(repeating: d.radius + 0.5) - distance
+      c.replace(with: zero, where: c .< zero)
+      c.replace(with: one, where: c .> one)
+      alpha = c * alpha
+      guard any(alpha .> zero) else { return }
+    }
+    // The falloff's segments are functions of the distance (`Falloff.Segment.overDistance`).
+    var held = distance
+    if !inside || d.heldInside {
+      let low = Lanes(repeating: d.low), high = Lanes(repeating: d.high)
+      held.replace(with: low, where: held .< low)
+      held.replace(with: high, where: held .> high)
+    }
     let s0 = segments[d.segments.lowerBound]
-    var a = Pixels8(repeating: s0.a), b = Pixels8(repeating: s0.b)
+    var a = Pixels8(repeating: K.offset(s0)), b = Pixels8(repeating: K.slope(s0))
     for i in d.segments.dropFirst() {
       let s = segments[i]
-      let on = t .>= Lanes(repeating: s.from)
-      a.r.replace(with: Lanes(repeating: s.a.x), where: on)
-      a.g.replace(with: Lanes(repeating: s.a.y), where: on)
-      a.b.replace(with: Lanes(repeating: s.a.z), where: on)
-      a.a.replace(with: Lanes(repeating: s.a.w), where: on)
-      b.r.replace(with: Lanes(repeating: s.b.x), where: on)
-      b.g.replace(with: Lanes(repeating: s.b.y), where: on)
-      b.b.replace(with: Lanes(repeating: s.b.z), where: on)
-      b.a.replace(with: Lanes(repeating: s.b.w), where: on)
+      let on = held .>= Lanes(repeating: s.from)
+      let sa = K.offset(s), sb = K.slope(s)
+      a.r.replace(with: Lanes(repeating: sa.x), where: on)
+      a.g.replace(with: Lanes(repeating: sa.y), where: on)
+      a.b.replace(with: Lanes(repeating: sa.z), where: on)
+      a.a.replace(with: Lanes(repeating: sa.w), where: on)
+      b.r.replace(with: Lanes(repeating: sb.x), where: on)
+      b.g.replace(with: Lanes(repeating: sb.y), where: on)
+      b.b.replace(with: Lanes(repeating: sb.z), where: on)
+      b.a.replace(with: Lanes(repeating: sb.w), where: on)
     }
-    let source = Pixels8(
-      r: (a.r + b.r * t) * alpha, g: (a.g + b.g * t) * alpha, b: (a.b + b.b * t) * alpha, a: (a.a + b.a * t) * alpha)
-    K.blend(source, &p)
+    var v = Pixels8(r: a.r + b.r * held, g: a.g + b.g * held, b: a.b + b.b * held, a: zero)
+    if !(opaque && K.keepsOpaque) { v.a = a.a + b.a * held }
+    if !(inside && opacity == 1) { v = K.cover(v, alpha) }  // times 1 is the same bits
+    K.blend(v, &h, opaque: opaque)
   }
 }
 
