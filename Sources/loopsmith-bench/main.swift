@@ -291,9 +291,12 @@ struct Row {
   var encoder10: Double?, encoder60: Double?
   /// Skia's render-only frames a second on the same scene, size and core count.
   var skia: Double?
-  /// Bytes a frame moves at least in the present design: the float frame written once and read
-  /// once by the conversion, and the YUV samples written (16 + 16 + 1.5 bytes a pixel).
-  var frameBytes: Double { Double(width * height) * 33.5 }
+  /// The share of the clip's frames drawn a band at a time (the rest draw whole).
+  var bandedShare = 0.0
+  /// Bytes a frame moves through main memory at least: a banded frame's float rows stay in cache
+  /// and only its YUV samples are written (1.5 bytes a pixel); a whole frame's float pixels are
+  /// written once and read once by the conversion too (16 + 16 + 1.5).
+  var frameBytes: Double { Double(width * height) * (bandedShare * 1.5 + (1 - bandedShare) * 33.5) }
   var scaling: Double { renderAll / render1 }
   var mp4Ratio: Double { mp4Encode / mp4 }  // render+encode time / encode-only time
   var webmRatio: Double { webmEncode / webm }
@@ -345,26 +348,45 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
   // Skia on the same scene, size and cores, right after ours: the same load, as near as can be.
   if skiaScenes.contains(c.name) { row.skia = skiaRate(c, width: row.width, height: row.height) }
 
-  // Where one thread's time goes: the same frames drawn, then converted, each timed alone.
+  // Where one thread's time goes: the same frames drawn and converted as the pipeline does, a
+  // band at a time with each band converted while in cache (whole frames where a frame cannot
+  // band), the conversion timed apart from the drawing.
   do {
     let effect = one.makeEffect()
-    let surface = Surface(image: Image(width: one.width, height: one.height), scale: Float(one.scale))
     let converter = FrameConverter(one.outputs[0])
+    let canBand = RenderPipeline.bandRows < one.height && converter.convertsBands
+    let band = Surface(width: one.width, height: one.height, bandRows: RenderPipeline.bandRows, scale: Float(one.scale))
+    let whole = Surface(image: Image(width: one.width, height: one.height), scale: Float(one.scale))
     let converted = converter.makeFrame()
     var draws: [Double] = [], converts: [Double] = []
-    for _ in 0..<renderRuns {
-      var draw = 0.0, convert = 0.0
+    var bandedFrames = 0
+    for run in 0..<renderRuns {
+      var total = 0.0, convert = 0.0
       for i in 0..<one.frameCount {
         let t0 = now()
-        RenderPipeline.draw(effect, job: one, frame: i, on: surface)
-        let t1 = now()
-        converter.convert(surface.image, into: converted, drawn: surface.drawn)
-        draw += t1 - t0
-        convert += now() - t1
+        var bandConvert = 0.0
+        let banded =
+          canBand
+          && RenderPipeline.drawBands(effect, job: one, frame: i, on: band) { rows in
+            let c0 = now()
+            converter.convert(band: band.image, rows: rows, into: converted, drawn: band.drawn)
+            bandConvert += now() - c0
+          }
+        if banded {
+          convert += bandConvert
+        } else {
+          RenderPipeline.draw(effect, job: one, frame: i, on: whole)
+          let c0 = now()
+          converter.convert(whole.image, into: converted, drawn: whole.drawn)
+          convert += now() - c0
+        }
+        total += now() - t0
+        if run == 0 && banded { bandedFrames += 1 }
       }
-      draws.append(draw * 1000 / Double(one.frameCount))
+      draws.append((total - convert) * 1000 / Double(one.frameCount))
       converts.append(convert * 1000 / Double(one.frameCount))
     }
+    row.bandedShare = Double(bandedFrames) / Double(one.frameCount)
     (row.drawMS, row.convertMS) = (median(draws), median(converts))
   }
 
@@ -507,13 +529,15 @@ let notes = """
   f/s: frames a second (wall clock). 1T, \(cores)T: render only (drawn and converted to YUV on the render threads,
   nothing encoded; `loopsmith render --null`), 1 and \(cores) render threads, median of \(renderRuns) runs of \(clipFrames) frames;
   scale = \(cores)T / 1T f/s; @1x: \(cores)T f/s at display scale 1 (1 pt = 1 px) instead of the default 3.
-  draw, conv: wall milliseconds a frame on one thread drawing the effect, and converting the float
-  frame to dithered BT.709 YUV (the same 1T clip, each step timed alone): where render-only time goes.
+  draw, conv: wall milliseconds a frame on one thread drawing the effect, and converting its float
+  pixels to dithered BT.709 YUV (the same 1T clip, a band at a time as the pipeline draws it, the
+  conversion timed apart): where render-only time goes.
   ms: CPU milliseconds a frame, all threads (load-independent).
   skia: Skia's CPU rasterizer on the same scene at scale 1, same size, one process a core (bench/skia_bench.py),
   run right after ours; x skia = @1x / skia. roof%: @1x as a share of the memory roofline, the f/s that
-  \(f1(bandwidthAll)) GB/s (a copy loop on \(cores) threads; \(f1(bandwidth1)) on one) allows for the 33.5 bytes a pixel a frame moves
-  at least (the float frame written and read once, the YUV samples written).
+  \(f1(bandwidthAll)) GB/s (a copy loop on \(cores) threads; \(f1(bandwidth1)) on one) allows for the bytes a frame moves
+  at least: 1.5 a pixel for a frame drawn in bands (its float rows stay in cache; only the YUV samples are
+  written), 33.5 for one drawn whole (the float frame written and read once too).
   r+e: render and encode together (H.264 medium crf \(VideoCodec.h264.spec.quality?.defaultValue ?? 0) / VP9 crf \(VideoCodec.vp9.spec.quality?.defaultValue ?? 0), \(RenderSetting.defaultEncoderThreads) encoder threads); enc: the same
   frames, rendered beforehand, through the same writer alone; median of \(encodeRuns) run(s) of \(encodeFrames) frames.
   ratio = r+e time / enc time; cpu x = r+e CPU / enc CPU, the work rendering adds.
@@ -539,7 +563,7 @@ for r in rows {
       "the memory roofline (%.1f GB/s copy, %.1f MB a frame moved at least) allows %.0f f/s, %.0f%% of it reached: %@",
     bandwidthAll, r.frameBytes / 1e6, roofline(r.frameBytes), 100 * reached,
     reached > 0.5
-      ? "memory traffic bounds it; fewer bytes a frame (bands converted while in cache) is the way on"
+      ? "memory traffic bounds it; fewer bytes a frame is the way on"
       : "the time goes to drawing, not to memory")
   if let skia = r.skia {
     verdicts.append(
@@ -586,8 +610,8 @@ for r in rows {
         Verdict(
           target: "peak MB rendering alone (--null), \(seconds) s", name: r.name, value: null, limit: 150, atMost: true,
           evidence: String(
-            format: "a frame with a blur or shadow draws whole: each render thread then holds a %.0f MB float frame, and layers and blur buffers their own (frames without one draw in bands)",
-            Double(r.width * r.height * 16) / 1e6)))
+            format: "%.0f%% of the clip's frames drew in bands (a band of %d rows and band-sized layers a render thread); a frame drawn whole makes a %.0f MB float frame a thread, and layers their own",
+            100 * r.bandedShare, RenderPipeline.bandRows, Double(r.width * r.height * 16) / 1e6)))
     }
     if let total, let encoder {
       verdicts.append(
@@ -637,7 +661,7 @@ let json: [String: Any] = [
       "peakMB10sNull": r.null10 ?? NSNull(), "peakMB60sNull": r.null60 ?? NSNull(),
       "peakMB10sMP4": r.memory10 ?? NSNull(), "peakMB60sMP4": r.memory60 ?? NSNull(),
       "peakMB10sEncoderAlone": r.encoder10 ?? NSNull(), "peakMB60sEncoderAlone": r.encoder60 ?? NSNull(),
-      "skiaRenderOnlyAllCores": r.skia ?? NSNull(), "frameBytesAtLeast": r.frameBytes,
+      "skiaRenderOnlyAllCores": r.skia ?? NSNull(), "frameBytesAtLeast": r.frameBytes, "bandedShare": r.bandedShare,
       "rooflineFraction": r.renderScale1 * r.frameBytes / (bandwidthAll * 1e9),
     ]
   },
