@@ -115,7 +115,7 @@ import Testing
     let surface = Surface(image: Image(width: 67, height: 48), scale: 1)
     surface.image.fill(oldFrame)
     surface.clear()
-    var context = surface.context()
+    let context = surface.context()
     let moments = Self.moments(1.5)
     if fused {
       context.fill(base: base, blendedDiscs: Array(moments.prefix(weights.count)), weights: weights, mode: .screen)

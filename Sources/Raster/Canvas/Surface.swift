@@ -158,8 +158,8 @@ final class BlurredOnce {
   /// A new band: its operations count from the first entry; a band not below the last one
   /// starts a new frame and forgets every entry.
   func start(band rows: Range<Int>) {
-    if let band, rows.lowerBound > band.lowerBound {
-    } else {
+    let continuesFrame = band.map { rows.lowerBound > $0.lowerBound } ?? false
+    if !continuesFrame {
       for entry in entries { entry.key = nil }
     }
     band = rows
