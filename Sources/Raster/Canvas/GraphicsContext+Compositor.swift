@@ -77,40 +77,18 @@ extension GraphicsContext {
       drawShrunkBand(lines, shading, rule, sigma: sigma, region: region)
       return
     }
-    let factor = max(1, GaussianBlur.shrinkFactor(sigma: sigma) / 4)
-    let inverse = 1 / Float(factor)  // a power of two: scaling by it is exact
-    let dw = (region.width + factor - 1) / factor, dh = (region.height + factor - 1) / factor
-    // Target pixels to drawn pixels: the region's corner to (0, 0), then 1/factor.
-    let toSmall = Transform(
-      a: inverse, b: 0, c: 0, d: inverse, tx: -Float(region.x) * inverse, ty: -Float(region.y) * inverse)
-    surface.shrunkLines.removeAll()
-    surface.shrunkLines.runs.append(contentsOf: lines.runs)
-    for p in lines.points { surface.shrunkLines.points.append(toSmall.apply(p)) }
-    let small = surface.checkout()
+    let (small, factor) = drawSmall(lines, shading, rule, sigma: sigma, region: region)
     defer {
       // The blur may spread the drawn pixels in place, past what was drawn: all of them are dirty.
       small.dirty = small.bounds
       surface.checkin(small)
     }
-    small.reset(x0: 0, y0: 0, width: dw, height: dh)
-    let program = ShadingProgram(shading, transform: toSmall.concatenating(transform))
-    rasterize(surface.shrunkLines, program, rule, into: small, origin: (0, 0), opacity: 1, mode: .sourceOver, clip: nil)
-    guard !small.dirty.isEmpty, opacity > 0,
-      let target = blendRegion(region, onto: self.target, clip: clipMask)
-    else { return }
-    let rows = (target.y - region.y)..<(target.maxY - region.y)
-    let columns = (target.x - region.x)..<(target.maxX - region.x)
-    let (mode, clip, dest, opacity) = (blendMode, clipMask, self.target, clampedOpacity)
-    let scaled = surface.rows(target.width).source
-    surface.blur.streamShrunk(
-      sigma: sigma, small.pixels, dw, dh, drawnFactor: factor, content: small.dirty, width: region.width,
-      rows: rows, columns: columns
-    ) { y, row in
-      blendRow(
-        row + columns.lowerBound, y: y + region.y, region: target, onto: dest, mode: mode, opacity: opacity,
-        clip: clip, scratch: scaled)
+    guard !small.dirty.isEmpty else { return }
+    blendBlurredRows(of: region) { rows, columns, sink in
+      surface.blur.streamShrunk(
+        sigma: sigma, small.pixels, small.width, small.height, drawnFactor: factor, content: small.dirty,
+        width: region.width, rows: rows, columns: columns, sink: sink)
     }
-    dest.dirty = dest.dirty.union(target.offsetBy(-dest.x0, -dest.y0))
   }
 
   /// `drawShrunk` on a band surface: the same small pixels, blurred once for the frame's bands.
@@ -121,37 +99,57 @@ extension GraphicsContext {
       hash: BlurredOnce.hash(lines.points))
     if entry.key != key {
       entry.key = nil
-      let factor = max(1, GaussianBlur.shrinkFactor(sigma: sigma) / 4)
-      let inverse = 1 / Float(factor)
-      let dw = (region.width + factor - 1) / factor, dh = (region.height + factor - 1) / factor
-      let toSmall = Transform(
-        a: inverse, b: 0, c: 0, d: inverse, tx: -Float(region.x) * inverse, ty: -Float(region.y) * inverse)
-      surface.shrunkLines.removeAll()
-      surface.shrunkLines.runs.append(contentsOf: lines.runs)
-      for p in lines.points { surface.shrunkLines.points.append(toSmall.apply(p)) }
-      let small = surface.checkout()
+      let (small, factor) = drawSmall(lines, shading, rule, sigma: sigma, region: region)
       defer { surface.checkin(small) }
-      small.reset(x0: 0, y0: 0, width: dw, height: dh)
-      let program = ShadingProgram(shading, transform: toSmall.concatenating(transform))
-      rasterize(
-        surface.shrunkLines, program, rule, into: small, origin: (0, 0), opacity: 1, mode: .sourceOver, clip: nil)
       entry.isEmpty = small.dirty.isEmpty
       if !entry.isEmpty {
         (entry.width, entry.height) = surface.blur.shrinkAndBlur(
-          sigma: sigma, small.pixels, dw, dh, drawnFactor: factor, content: small.dirty, into: entry.pixels)
+          sigma: sigma, small.pixels, small.width, small.height, drawnFactor: factor, content: small.dirty,
+          into: entry.pixels)
       }
       entry.key = key
     }
-    guard !entry.isEmpty, opacity > 0, let target = blendRegion(region, onto: self.target, clip: clipMask) else {
-      return
+    guard !entry.isEmpty else { return }
+    blendBlurredRows(of: region) { rows, columns, sink in
+      surface.blur.enlargeBlurred(
+        sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows,
+        columns: columns, sink: sink)
     }
-    let rows = (target.y - region.y)..<(target.maxY - region.y)
+  }
+
+  /// The fill drawn small for `drawShrunk`: at 1/factor of the target's pixels over `region`
+  /// (a quarter of the blur's shrink, above), into a pool layer the caller checks in.
+  private func drawSmall(
+    _ lines: Polylines, _ shading: Shading, _ rule: FillRule, sigma: Float, region: IntRect
+  ) -> (small: Layer, factor: Int) {
+    let factor = max(1, GaussianBlur.shrinkFactor(sigma: sigma) / 4)
+    let inverse = 1 / Float(factor)  // a power of two: scaling by it is exact
+    let dw = (region.width + factor - 1) / factor, dh = (region.height + factor - 1) / factor
+    // Target pixels to drawn pixels: the region's corner to (0, 0), then 1/factor.
+    let toSmall = Transform(
+      a: inverse, b: 0, c: 0, d: inverse, tx: -Float(region.x) * inverse, ty: -Float(region.y) * inverse)
+    surface.shrunkLines.removeAll()
+    surface.shrunkLines.runs.append(contentsOf: lines.runs)
+    for p in lines.points { surface.shrunkLines.points.append(toSmall.apply(p)) }
+    let small = surface.checkout()
+    small.reset(x0: 0, y0: 0, width: dw, height: dh)
+    let program = ShadingProgram(shading, transform: toSmall.concatenating(transform))
+    rasterize(surface.shrunkLines, program, rule, into: small, origin: (0, 0), opacity: 1, mode: .sourceOver, clip: nil)
+    return (small, factor)
+  }
+
+  /// Blends a blur of `region`'s pixels onto the target where it lands (`blendRegion`), with
+  /// this context's opacity, blend mode and clip: `rows(rows, columns, sink)` hands `sink` each
+  /// of those rows of the blur (in the region's coordinates), as `GaussianBlur`'s streams do.
+  private func blendBlurredRows(
+    of region: IntRect,
+    _ rows: (Range<Int>, Range<Int>, (Int, UnsafeMutablePointer<Pixel>) -> Void) -> Void
+  ) {
+    guard opacity > 0, let target = blendRegion(region, onto: self.target, clip: clipMask) else { return }
     let columns = (target.x - region.x)..<(target.maxX - region.x)
     let (mode, clip, dest, opacity) = (blendMode, clipMask, self.target, clampedOpacity)
     let scaled = surface.rows(target.width).source
-    surface.blur.enlargeBlurred(
-      sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows, columns: columns
-    ) { y, row in
+    rows((target.y - region.y)..<(target.maxY - region.y), columns) { y, row in
       blendRow(
         row + columns.lowerBound, y: y + region.y, region: target, onto: dest, mode: mode, opacity: opacity,
         clip: clip, scratch: scaled)
@@ -303,10 +301,8 @@ extension GraphicsContext {
   func composite(_ layer: Layer, applyingFilters: Bool) {
     if applyingFilters && !filters.isEmpty && layer.isBand {
       let needed = filterRowReach.map { layerRows(y0: layer.y0, height: layer.height, reach: $0) ?? 0..<layer.height }
-      if let needed, layer.storedRows(needed) == needed {
-      } else if surface.refusesBand() {
-        return
-      }
+      let holdsThem = needed.map { layer.storedRows($0) == $0 } ?? false
+      if !holdsThem && surface.refusesBand() { return }
     }
     if applyingFilters && !filters.isEmpty && !layer.dirty.isEmpty {
       for (index, filter) in filters.enumerated() {
