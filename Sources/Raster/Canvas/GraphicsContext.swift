@@ -240,7 +240,7 @@ public struct GraphicsContext {
   /// Weights are held to 0...1, and one that is not a number counts as 0.
   public func drawBlended(weights: [Double], _ content: (Int, inout GraphicsContext) -> Void) {
     guard !weights.isEmpty else { return }
-    let weights = weights.allSatisfy({ $0 >= 0 && $0 <= 1 }) ? weights : weights.map { $0 > 0 ? min($0, 1) : 0 }
+    let weights = Self.held(weights)
     if weights.count == 1 {
       drawLayer { content(0, &$0) }
       return
@@ -276,12 +276,17 @@ public struct GraphicsContext {
     composite(mix, applyingFilters: true)
   }
 
+  /// Crossfade weights held to 0...1, one that is not a number as 0 (`drawBlended`).
+  static func held(_ weights: [Double]) -> [Double] {
+    weights.allSatisfy({ $0 >= 0 && $0 <= 1 }) ? weights : weights.map { $0 > 0 ? min($0, 1) : 0 }
+  }
+
   /// Whether a layer composited here would land exactly as it was drawn: nothing is drawn on the
   /// target yet (clear outside its dirty part, which is empty) and this context changes nothing
   /// when compositing (no filter, clip or opacity, source-over). A layer over nothing is the
   /// layer, to the bit, so content may then be drawn straight into the target: no 33 MB layer to
   /// clear, fill and copy (a crossfade frame of the aurora or the orbs at 1080x1920).
-  private var composesAsDrawn: Bool {
+  var composesAsDrawn: Bool {
     target.dirty.isEmpty && filters.isEmpty && clipMask == nil && opacity == 1 && blendMode == .sourceOver
   }
 
@@ -352,13 +357,7 @@ public struct GraphicsContext {
       let shade = surface.checkout()
       defer { surface.checkin(shade) }
       shade.reset(x0: region.x, y0: region.y, width: region.width, height: region.height)
-      let tint = color.premultiplied
-      let src = layer.dirty
-      for y in src.y..<src.maxY {
-        let from = layer.row(y)
-        let to = shade.row(y - region.y) - region.x
-        for x in src.x..<src.maxX { to[x] = tint * from[x].w }
-      }
+      Self.tintAlpha(of: layer, color.premultiplied, into: shade.base, region: region)
       shade.dirty = shade.bounds
       surface.blur.apply(sigma: sigma, to: shade.pixels, width: shade.width, height: shade.height)
       // The shadow and the layer are one view: composite them together, so a filter on this
@@ -371,6 +370,18 @@ public struct GraphicsContext {
       composite(both, applyingFilters: true)
     } else {
       composite(layer, applyingFilters: true)
+    }
+  }
+
+  /// A shadow's pixels before its blur: `tint` times the alpha of `layer`'s drawn pixels, written
+  /// into `out`, whose row 0 and column 0 are `region`'s corner, `region.width` pixels a row
+  /// (the rest of it left as it was: clear).
+  private static func tintAlpha(of layer: Layer, _ tint: Pixel, into out: UnsafeMutablePointer<Pixel>, region: IntRect) {
+    let src = layer.dirty
+    for y in src.y..<src.maxY {
+      let from = layer.row(y)
+      let to = out + (y - region.y) * region.width - region.x
+      for x in src.x..<src.maxX { to[x] = tint * from[x].w }
     }
   }
 
@@ -398,23 +409,19 @@ public struct GraphicsContext {
       let margin = Int((3 * sigma).rounded(.up))
       let region = layer.dirty.insetBy(-margin)
       (entry.region, entry.isEmpty) = (region, region.isEmpty || !(color.alpha > 0))
-      if entry.isEmpty {
-      } else if streams {
-        (entry.width, entry.height) = surface.blur.shadowShrinkAndBlur(
-          sigma: sigma, layer.base, stride: layer.width, content: layer.dirty, region: region, tint: tint,
-          into: entry.pixels)
-      } else {
-        // The tinted alpha within the region, blurred whole (as a layer of the region's size).
-        let shade = entry.pixels.reserve(max(region.width * region.height, 1))
-        shade.update(repeating: .zero, count: region.width * region.height)
-        let src = layer.dirty
-        for y in src.y..<src.maxY {
-          let from = layer.row(y)
-          let to = shade + (y - region.y) * region.width - region.x
-          for x in src.x..<src.maxX { to[x] = tint * from[x].w }
+      if !entry.isEmpty {
+        if streams {
+          (entry.width, entry.height) = surface.blur.shadowShrinkAndBlur(
+            sigma: sigma, layer.base, stride: layer.width, content: layer.dirty, region: region, tint: tint,
+            into: entry.pixels)
+        } else {
+          // The tinted alpha within the region, blurred whole (as a layer of the region's size).
+          let shade = entry.pixels.reserve(max(region.width * region.height, 1))
+          shade.update(repeating: .zero, count: region.width * region.height)
+          Self.tintAlpha(of: layer, tint, into: shade, region: region)
+          surface.blur.apply(sigma: sigma, to: shade, width: region.width, height: region.height)
+          (entry.width, entry.height) = (region.width, region.height)
         }
-        surface.blur.apply(sigma: sigma, to: shade, width: region.width, height: region.height)
-        (entry.width, entry.height) = (region.width, region.height)
       }
       entry.key = key
     }
