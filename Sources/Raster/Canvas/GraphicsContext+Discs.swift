@@ -273,6 +273,20 @@ struct Pixels8 {
     a = Lanes(lowHalf: SIMD4(p0.w, p1.w, p2.w, p3.w), highHalf: SIMD4(p4.w, p5.w, p6.w, p7.w))
   }
 
+  /// One moment of a crossfade mixed in, as `drawBlended` mixes its layers: the first moment
+  /// times its weight, each next one times its own added.
+  @_transparent mutating func mix(_ p: Pixels8, weight: Float, first: Bool) {
+    let w = Lanes(repeating: weight)
+    if first {
+      self = Pixels8(r: p.r * w, g: p.g * w, b: p.b * w, a: p.a * w)
+    } else {
+      r += p.r * w
+      g += p.g * w
+      b += p.b * w
+      a += p.a * w
+    }
+  }
+
   /// Transposed back and written as eight pixels (`chints_store_pixels8`: twelve shuffles).
   @_transparent func store(_ p: UnsafeMutablePointer<Pixel>) {
     chints_store_pixels8(UnsafeMutableRawPointer(p).assumingMemoryBound(to: Float.self), r, g, b, a)
@@ -537,16 +551,7 @@ enum DiscRows {
         p.store(at)
         return
       }
-      // As `drawBlended`: the first moment times its weight, each next one times its own added.
-      let w = Lanes(repeating: weights[m])
-      if m == 0 {
-        mixed = Pixels8(r: p.r * w, g: p.g * w, b: p.b * w, a: p.a * w)
-      } else {
-        mixed.r += p.r * w
-        mixed.g += p.g * w
-        mixed.b += p.b * w
-        mixed.a += p.a * w
-      }
+      mixed.mix(p, weight: weights[m], first: m == 0)
     }
     mixed.store(at)
   }
@@ -581,21 +586,8 @@ enum DiscRows {
         p1.store(at + 8)
         return
       }
-      // As `drawBlended`: the first moment times its weight, each next one times its own added.
-      let w = Lanes(repeating: weights[m])
-      if m == 0 {
-        mixed0 = Pixels8(r: p0.r * w, g: p0.g * w, b: p0.b * w, a: p0.a * w)
-        mixed1 = Pixels8(r: p1.r * w, g: p1.g * w, b: p1.b * w, a: p1.a * w)
-      } else {
-        mixed0.r += p0.r * w
-        mixed0.g += p0.g * w
-        mixed0.b += p0.b * w
-        mixed0.a += p0.a * w
-        mixed1.r += p1.r * w
-        mixed1.g += p1.g * w
-        mixed1.b += p1.b * w
-        mixed1.a += p1.a * w
-      }
+      mixed0.mix(p0, weight: weights[m], first: m == 0)
+      mixed1.mix(p1, weight: weights[m], first: m == 0)
     }
     mixed0.store(at)
     mixed1.store(at + 8)
