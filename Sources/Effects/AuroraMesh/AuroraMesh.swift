@@ -39,15 +39,7 @@ public struct AuroraMesh: Effect {
     let colors = [first, second, first, third, second, first, second, first, third]
     // The mesh has no edge anywhere: two moments of it mixed are one smooth gradient again, with
     // no ghost, so a loop may crossfade it where its slow, unrelated rates cannot be kept whole.
-    // Drawn as `drawSoftLayer` draws it; a crossfade's moments are painted and mixed together a
-    // few rows at a time (`GraphicsContext.drawBlended(meshes:weights:)`), the same bits.
-    let samples = clock.samples(for: AuroraMeshMath.layer)
-    if samples.count > 1 {
-      context.drawBlended(
-        meshes: samples.map { mesh(colors: colors, clock: $0.clock) }, weights: samples.map(\.weight))
-      return
-    }
-    context.drawMesh(mesh(colors: colors, clock: samples[0].clock))
+    context.drawSoftMesh(AuroraMeshMath.layer, clock: clock) { mesh(colors: colors, clock: $0) }
   }
 
   private func mesh(colors: [Color], clock: Clock) -> MeshGradient {

@@ -22,4 +22,16 @@ extension GraphicsContext {
       content(&context, samples[0].clock)
     }
   }
+
+  /// `drawSoftLayer` of a layer that is one mesh gradient (`drawMesh`), to the same bits: a
+  /// crossfade's moments are painted and mixed together a few rows at a time
+  /// (`drawBlended(meshes:weights:)`) instead of through a layer each.
+  public func drawSoftMesh(_ layer: String, clock: Clock, _ mesh: (Clock) -> MeshGradient) {
+    let samples = clock.samples(for: layer)
+    if samples.count > 1 {
+      drawBlended(meshes: samples.map { mesh($0.clock) }, weights: samples.map(\.weight))
+    } else {
+      drawMesh(mesh(samples[0].clock))
+    }
+  }
 }

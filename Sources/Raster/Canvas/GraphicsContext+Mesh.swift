@@ -40,14 +40,13 @@ extension GraphicsContext {
   /// cleared, drawn or read, and every stored row is written once. The same sums in the same
   /// order as `drawBlended`'s, so the same bits. Otherwise it is that `drawBlended`.
   public func drawBlended(meshes: [MeshGradient], weights: [Double], in rect: Rect? = nil) {
-    guard meshes.count == weights.count, weights.count > 1, target.dirty.isEmpty, filters.isEmpty,
-      clipMask == nil, opacity == 1, blendMode == .sourceOver, meshes.allSatisfy({ $0.background.alpha <= 0 })
+    guard meshes.count == weights.count, weights.count > 1, composesAsDrawn,
+      meshes.allSatisfy({ $0.background.alpha <= 0 })
     else {
       return drawBlended(weights: weights) { i, context in context.drawMesh(meshes[i], in: rect) }
     }
     let frame = rect ?? Rect(x: 0, y: 0, width: size.width, height: size.height)
-    // As `drawBlended`: held to 0...1, and one that is not a number counts as 0.
-    let held = weights.allSatisfy({ $0 >= 0 && $0 <= 1 }) ? weights : weights.map { $0 > 0 ? min($0, 1) : 0 }
+    let held = Self.held(weights)
     let moments = meshes.map {
       MeshRaster.triangles($0, in: frame, transform: transform, for: target, cache: surface.meshes)
     }
@@ -74,7 +73,7 @@ enum MeshRaster {
     guard let triangles = triangles(mesh, in: frame, transform: transform, for: layer, cache: cache) else {
       return .empty
     }
-    return paint(triangles, onto: layer, scratch: cache)
+    return paint(triangles, onto: layer)
   }
 
   /// The triangles of `mesh` set up for a layer of `layer`'s size: from `cache` when a band
@@ -154,7 +153,7 @@ enum MeshRaster {
   /// Paints `triangles` source-over onto `layer`, in order, and returns the pixels touched. A
   /// pending color of the layer (`Layer.pendingFill`) is written a chunk of rows at a time just
   /// before the triangles are painted over it, not in a pass of its own.
-  static func paint(_ triangles: MeshTriangles, onto layer: Layer, scratch: MeshTessellations?) -> IntRect {
+  static func paint(_ triangles: MeshTriangles, onto layer: Layer) -> IntRect {
     let pending = layer.pendingFill
     layer.pendingFill = nil
     let width = layer.width
