@@ -78,8 +78,28 @@ struct GradientTable {
   /// The color at `t`, padded: below 0 and NaN (a gradient under a degenerate transform) give
   /// the first entry, above 1 the last.
   @inline(__always) static func lookup(_ t: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
+    lookupClamped(position(t), base)
+  }
+
+  /// `lookup` in the table of `gradient` without building it: the two entries around `t` made
+  /// as `init` makes them, so the same color (one color a row of a vertical gradient).
+  static func lookup(_ t: Float, in gradient: Gradient) -> Pixel {
+    let (i, f) = entry(position(t))
+    let n = Float(GradientTable.size)
+    let a = gradient.color(at: Float(i) / n), b = gradient.color(at: Float(i + 1) / n)
+    return a + (b - a) * f
+  }
+
+  /// `t` padded to 0...1 (NaN to 0) as a table position.
+  @inline(__always) private static func position(_ t: Float) -> Float {
     let clamped: Float = t > 0 ? (t < 1 ? t : 1) : 0  // the same two compares as min(max()), and NaN is 0
-    return lookupClamped(clamped * Float(GradientTable.size), base)
+    return clamped * Float(GradientTable.size)
+  }
+
+  /// The entry below table position `x` (in 0...size) and the fraction towards the next.
+  @inline(__always) private static func entry(_ x: Float) -> (index: Int, fraction: Float) {
+    let i = min(Int(x), GradientTable.size - 1)
+    return (i, x - Float(i))
   }
 
   /// `lookup`'s table entries and fractions for eight positions `t` at once: the index of the
@@ -102,8 +122,7 @@ struct GradientTable {
 
   /// The color at table position `x`, already in 0...size (and a number: `lookup` sees to it).
   @inline(__always) static func lookupClamped(_ x: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
-    let i = min(Int(x), GradientTable.size - 1)
-    let f = x - Float(i)
+    let (i, f) = entry(x)
     let a = base[i], b = base[i + 1]
     return a + (b - a) * f
   }

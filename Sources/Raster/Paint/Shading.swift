@@ -18,7 +18,7 @@ struct ShadingProgram {
     /// `linear` with ax = 0 (the weather's sky) and opaque stops: one color a row, the table's
     /// two entries around it computed from the gradient as the table would hold them, so a band
     /// of rows builds no 1025-entry table.
-    case vertical(ax: Float, ay: Float, c: Float, gradient: Gradient)
+    case vertical(ay: Float, c: Float, gradient: Gradient)
     /// u = inverse(p) - center in user space; t = (|u| - r0) * invSpan.
     case radial(inverse: Transform, center: Point, r0: Float, invSpan: Float)
   }
@@ -47,7 +47,7 @@ struct ShadingProgram {
       if ax == 0 && !g.stops.isEmpty && g.stops.allSatisfy({ $0.color.alpha == 1 }) {
         // Opaque stops make every entry opaque (isOpaque), as the table would show.
         table = []
-        kind = .vertical(ax: ax, ay: ay, c: c, gradient: g)
+        kind = .vertical(ay: ay, c: c, gradient: g)
         return
       }
       table = GradientTable(g).entries
@@ -96,16 +96,8 @@ struct ShadingProgram {
     switch kind {
     case .solid(let p):
       out.update(repeating: p, count: count)
-    case .vertical(let ax, let ay, let c, let gradient):
-      // `GradientTable.lookup` of the table's two entries around t, made as the table makes them.
-      let v = ax * (Float(x) + 0.5) + ay * py + c
-      let clamped: Float = v > 0 ? (v < 1 ? v : 1) : 0
-      let position = clamped * Float(GradientTable.size)
-      let i = min(Int(position), GradientTable.size - 1)
-      let f = position - Float(i)
-      let n = Float(GradientTable.size)
-      let a = gradient.color(at: Float(i) / n), b = gradient.color(at: Float(i + 1) / n)
-      Self.fill(out, with: a + (b - a) * f, count: count)
+    case .vertical(let ay, let c, let gradient):
+      Self.fill(out, with: GradientTable.lookup(ay * py + c, in: gradient), count: count)
     case .linear(let ax, let ay, let c):
       table.withUnsafeBufferPointer { t in
         var v = ax * (Float(x) + 0.5) + ay * py + c
