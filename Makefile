@@ -122,7 +122,8 @@ bench: deps $(if $(filter 0,$(BENCH_SKIA)),,bench-setup)
 ## 1080x1920 takes hours on 2 cores), measured against its lossless frames: temporal jumps per 16x16
 ## block, the seam, bytes, PSNR, SSIM, banding against the float picture. Writes bench/loop-report.md
 ## and .json. LOOP_REPORT_ONLY, LOOP_REPORT_CODECS, LOOP_REPORT_TUNING=on|off|both, LOOP_REPORT_QUALITY,
-## LOOP_REPORT_OPTIONS, LOOP_REPORT_FRAMES (the first N frames, for quality sweeps): see
+## LOOP_REPORT_OPTIONS, LOOP_REPORT_FRAMES (the first N frames, for quality sweeps), LOOP_REPORT_RESUME=1 (keep the
+## rows of an earlier run and make only the missing files: a full-size report over several runs): see
 ## Sources/loopsmith-bench/LoopReport.swift.
 LOOP_REPORT_SIZE ?= 540x960
 loop-report: deps

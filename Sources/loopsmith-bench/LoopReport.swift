@@ -23,6 +23,17 @@
 // prefix of the .md and .json (default bench/loop-report), LOOP_REPORT_FRAMES=N renders only the
 // first N frames of each loop (quality sweeps: the banding figures hold, the seam figures then
 // measure a cut, not the loop's seam).
+//
+// Beside its own block measure, each file gets `check --against`'s verdict (LoopCheck): the same
+// `LocalChange` steps of the decoded file and of the source drawn in float (over the converter's
+// background, or over black and white with alpha), judged by `Fidelity.jumps` and
+// `SeamJudgement.judge`, so the *check* column says whether `loopsmith check FILE --against ...`
+// passes the file's motion and seam (the stream facts it also checks do not depend on size).
+//
+// Rows are written to the .md and .json after every file. LOOP_REPORT_RESUME=1 keeps the rows of
+// an earlier run's .json and skips every file whose loop, codec, quality, tuning (with the tuning's
+// options), extra options, size and frame count match one of them, and a loop's rendering when
+// all its files are there: a full-size report (hours on 2 cores) can be made over several runs.
 import Dispatch
 import Effects
 import Foundation
@@ -100,6 +111,49 @@ struct LoopMeasure: Codable {
   /// Whether the file is visually lossless by `BandingMeasure.passes`.
   var bandPasses: Bool = false
   var encodeSeconds: Double
+  /// `check --against`'s verdict on the file's motion and seam (see the top of this file): whether
+  /// it passes, how many steps jump beyond 1.5 x the source's step + 1 code, and the seam's and
+  /// the worst step's largest block change, file against source.
+  var checkPasses: Bool = false
+  var checkJumps: Int = 0
+  var checkSeamFile: Double = 0
+  var checkSeamSource: Double = 0
+  var checkWorstStep: Int = 0
+  var checkWorstFile: Double = 0
+  var checkWorstSource: Double = 0
+  /// The loop tuning's encoder options when tuning is on (part of what identifies a row on resume).
+  var tuningOptions: String = ""
+
+  /// What identifies the file this row measured, for LOOP_REPORT_RESUME.
+  var key: String {
+    [caseName, codec, "\(crf)", tuning ? "on" : "off", options, tuningOptions, size, "\(frames)"].joined(
+      separator: "|")
+  }
+}
+
+/// The steps `check` judges (`LocalChange`, every plane, frame i to i + 1), recorded frame by
+/// frame; `closed` adds the seam, the last frame to frame 0.
+struct StepRecorder {
+  private var current: LocalChange.Planes
+  private var previous: LocalChange.Planes
+  private var first: LocalChange.Planes?
+  private(set) var steps: [Double] = []
+
+  init(width: Int, height: Int, alpha: Bool) {
+    current = LocalChange.Planes(width: width, height: height, alpha: alpha)
+    previous = current
+  }
+
+  mutating func add(_ image: Image, background: SIMD3<Float> = .zero) {
+    LocalChange.fill(&current, from: image, background: background)
+    if first == nil { first = current } else { steps.append(LocalChange.step(previous, current)) }
+    swap(&current, &previous)
+  }
+
+  var closed: [Double] {
+    guard let first, !steps.isEmpty else { return steps }
+    return steps + [LocalChange.step(previous, first)]
+  }
 }
 
 /// 8-bit RGB codes of a decoded frame (premultiplied: a file with alpha shows over black, like
@@ -318,12 +372,13 @@ struct BandingMeasure {
 /// Decodes `file` beside the reference Y4M and measures it (see the top of this file).
 func measureLoop(
   file: String, reference: String, caseName: String, variant: LoopVariant, width: Int, height: Int,
-  floats: [Int: [Float]]
+  floats: [Int: [Float]], sourceSteps: [Double]
 )
   throws -> LoopMeasure
 {
   let f = try VideoReader(path: file, keepAlpha: true)
   let r = try VideoReader(path: reference, keepAlpha: false)
+  var checkSteps = StepRecorder(width: width, height: height, alpha: f.info.carriesAlpha)
   var first: (f: [UInt8], r: [UInt8])? = nil
   var previous: (f: [UInt8], r: [UInt8])? = nil
   var steps: [(excess: Double, fileMax: Float)] = []
@@ -346,6 +401,7 @@ func measureLoop(
   }
   while let fi = try f.nextFrame() {
     guard let ri = try r.nextFrame() else { break }
+    checkSteps.add(fi)
     let codes = (f: rgbCodes(fi), r: rgbCodes(ri))
     for i in 0..<codes.f.count {
       let d = Double(Int(codes.f[i]) - Int(codes.r[i]))
@@ -382,7 +438,29 @@ func measureLoop(
   (m.sourceBandMean, m.sourceBandFlat, m.sourceBandFlatPermille) =
     (sourceBanding.mean, sourceBanding.flat, sourceBanding.permille)
   m.bandPasses = banding.passes
+  let fileSteps = checkSteps.closed
+  if fileSteps.count == sourceSteps.count, !fileSteps.isEmpty {
+    let jumps = Fidelity.jumps(file: fileSteps, source: sourceSteps)
+    m.checkJumps = jumps.count
+    m.checkPasses = jumps.isEmpty && SeamJudgement.judge(steps: fileSteps).passed
+    (m.checkSeamFile, m.checkSeamSource) = (fileSteps.last ?? 0, sourceSteps.last ?? 0)
+    // The worst step: the largest excess over the threshold (negative when none jumps).
+    let excess = fileSteps.indices.map { fileSteps[$0] - (Fidelity.factor * sourceSteps[$0] + Fidelity.slack) }
+    let worst = excess.indices.max { excess[$0] < excess[$1] } ?? 0
+    (m.checkWorstStep, m.checkWorstFile, m.checkWorstSource) = (worst + 1, fileSteps[worst], sourceSteps[worst])
+  }
   return m
+}
+
+/// The `check` column: `pass` or `FAIL n`, then the seam's block change file/source, and the worst
+/// step's when it is not the seam.
+func checkText(_ m: LoopMeasure) -> String {
+  var t = (m.checkPasses ? "pass" : "FAIL \(m.checkJumps)")
+  t += String(format: " seam %.2f/%.2f", m.checkSeamFile, m.checkSeamSource)
+  if m.checkWorstStep != m.frames {
+    t += String(format: " worst %d: %.2f/%.2f", m.checkWorstStep, m.checkWorstFile, m.checkWorstSource)
+  }
+  return t
 }
 
 /// The variants the environment asks for.
@@ -439,6 +517,16 @@ func runLoopReport() throws {
   try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
   defer { try? FileManager.default.removeItem(atPath: work) }
   var results: [LoopMeasure] = []
+  if env["LOOP_REPORT_RESUME"] == "1" {
+    if let data = FileManager.default.contents(atPath: outPrefix + ".json"),
+      let earlier = try? JSONDecoder().decode([LoopMeasure].self, from: data)
+    {
+      results = earlier
+      print("loop-report: resuming with \(earlier.count) rows of \(outPrefix).json")
+    } else {
+      print("loop-report: nothing to resume in \(outPrefix).json (missing, or written by an older report)")
+    }
+  }
   print("loop-report at \(width)x\(height): jumps = steps where a 16x16 block changes > 1.5 x the source + 1 code")
   print(
     "case                      codec tune crf     bytes   PSNR   SSIM  jumps/steps  worst@step  seam(rank)  seam/median  band"
@@ -455,6 +543,12 @@ func runLoopReport() throws {
     let job = try request.job()
     let transparent = type(of: job.makeEffect()).info.isTransparent
     let frameCount = min(job.frameCount, frameCap ?? job.frameCount)
+    let done = Set(results.map(\.key))
+    let variants = loopVariants(env: env, transparent: transparent).filter { v in
+      v.codec.sizeProblem(width: width, height: height) == nil
+        && !done.contains(identity(c.name, v, size: "\(width)x\(height)", frames: frameCount))
+    }
+    if variants.isEmpty { continue }
     // The float luma of about 40 frames spread over the loop, for the banding measure.
     let bandingStride = max(1, frameCount / 40)
     var floats: [Int: [Float]] = [:]
@@ -478,6 +572,12 @@ func runLoopReport() throws {
     }
     let effect = job.makeEffect()
     let surface = Surface(image: Image(width: width, height: height), scale: Float(job.scale))
+    // The source's steps as `check --against` sees them: over the opaque files' background, and
+    // with alpha for VP9 with alpha.
+    let background = SIMD3<Float>(
+      opaqueSettings.background.red, opaqueSettings.background.green, opaqueSettings.background.blue)
+    var opaqueSteps = StepRecorder(width: width, height: height, alpha: false)
+    var alphaSteps = StepRecorder(width: width, height: height, alpha: true)
     let started = Date()
     let opaqueFrame = opaqueConverter.makeFrame()
     let alphaFrame = alphaConverter.makeFrame()
@@ -485,6 +585,8 @@ func runLoopReport() throws {
       RenderPipeline.draw(effect, job: job, frame: i, on: surface)
       opaqueConverter.convert(surface.image, into: opaqueFrame)
       if i % bandingStride == 0 { floats[i] = BandingMeasure.luma(surface.image) }
+      opaqueSteps.add(surface.image, background: transparent ? background : .zero)
+      if transparent { alphaSteps.add(surface.image) }
       try referenceWriter.append(opaqueFrame)
       var written = opaqueFrame.write(to: opaqueFD)
       if transparent {
@@ -502,7 +604,7 @@ func runLoopReport() throws {
       Data(
         "\(c.name): \(frameCount) frames rendered in \(String(format: "%.0f", Date().timeIntervalSince(started))) s\n"
           .utf8))
-    for variant in loopVariants(env: env, transparent: transparent) {
+    for variant in variants {
       let ext = variant.codec == .vp9 ? "webm" : "mp4"
       let path = work + "/file.\(ext)"
       var settings = try OutputSettings(
@@ -510,7 +612,6 @@ func runLoopReport() throws {
         crf: variant.crf, threads: RenderSetting.defaultEncoderThreads, keepAlpha: variant.alpha)
       settings.loopTuning = variant.tuning
       settings.extraCodecOptions = variant.extra
-      if variant.codec.sizeProblem(width: width, height: height) != nil { continue }
       let writer = try VideoWriter(settings)
       let frame = writer.converter.makeFrame()
       let fd = open(variant.alpha ? alphaRaw : opaqueRaw, O_RDONLY)
@@ -520,8 +621,9 @@ func runLoopReport() throws {
       _ = try writer.finish()
       var m = try measureLoop(
         file: path, reference: reference, caseName: c.name, variant: variant, width: width, height: height,
-        floats: floats)
+        floats: floats, sourceSteps: variant.alpha ? alphaSteps.closed : opaqueSteps.closed)
       m.encodeSeconds = Date().timeIntervalSince(encodeStart)
+      m.tuningOptions = tuningOptions(variant)
       results.append(m)
       print(
         c.name.padding(toLength: 26, withPad: " ", startingAt: 0)
@@ -533,19 +635,51 @@ func runLoopReport() throws {
           + String(
             format: " %5.2f %5.2f %5.2f (%5.2f %5.2f %5.2f) ", m.bandMean, m.bandFlat, m.bandFlatPermille,
             m.sourceBandMean, m.sourceBandFlat, m.sourceBandFlatPermille) + (m.bandPasses ? "yes" : "no")
-          + (m.options.isEmpty ? "" : "  " + m.options))
+          + "  check: " + checkText(m) + (m.options.isEmpty ? "" : "  " + m.options))
       fflush(stdout)
       try? FileManager.default.removeItem(atPath: path)
+      try writeLoopReport(results, prefix: outPrefix, sizeText: sizeText, width: width, height: height)
     }
   }
+  try writeLoopReport(results, prefix: outPrefix, sizeText: sizeText, width: width, height: height)
+  print("loop-report: wrote \(outPrefix).md and \(outPrefix).json")
+}
+
+/// The loop tuning's options for a variant, as `name=value,...` (empty with tuning off).
+func tuningOptions(_ v: LoopVariant) -> String {
+  v.tuning ? v.codec.loopTuning(alpha: v.alpha).map { "\($0.name)=\($0.value)" }.joined(separator: ",") : ""
+}
+
+/// The resume key (`LoopMeasure.key`) of the file a variant of loop `name` would make.
+func identity(_ name: String, _ v: LoopVariant, size: String, frames: Int) -> String {
+  var m = LoopMeasure(
+    caseName: name, codec: v.label, crf: v.crf ?? v.codec.spec.quality?.defaultValue ?? 0, tuning: v.tuning,
+    options: v.extra.map { "\($0.name)=\($0.value)" }.joined(separator: ","), size: size, frames: frames, bytes: 0,
+    psnr: 0, ssim: 0, jumps: 0, worstExcess: 0, worstStep: 0, seamExcess: 0, seamRank: 0, seamRatio: 0,
+    bandError: 0, encodeSeconds: 0)
+  m.tuningOptions = tuningOptions(v)
+  return m.key
+}
+
+/// Writes the rows, in the order of `loopCases` and then of the codecs, as Markdown and JSON.
+func writeLoopReport(_ rows: [LoopMeasure], prefix outPrefix: String, sizeText: String, width: Int, height: Int)
+  throws
+{
+  let caseOrder = Dictionary(loopCases.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+  let codecOrder = ["h264": 0, "hevc": 1, "vp9": 2, "vp9a": 3, "av1": 4]
+  let results = rows.enumerated().sorted { a, b in
+    let ka = (caseOrder[a.element.caseName] ?? 99, codecOrder[a.element.codec] ?? 9, a.element.crf, a.offset)
+    let kb = (caseOrder[b.element.caseName] ?? 99, codecOrder[b.element.codec] ?? 9, b.element.crf, b.offset)
+    return ka < kb
+  }.map(\.element)
   // The table as Markdown, and every figure as JSON.
   var md = "# Loop report at \(width)x\(height)\n\n"
   md +=
-    "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes against the lossless frames. Banding against the float picture (dark, slow gradients; docs/ENCODING.md, Quality levels): *mean* is the largest 8x8 local mean error in codes, *flat* the largest rise of the float picture under one run of equal decoded codes, *flat‰* the per-mille of dark smooth pixels in runs rising by more than \(BandingMeasure.flatLimit) codes; *VL* (visually lossless) is mean <= \(BandingMeasure.meanLimit) and flat‰ <= \(BandingMeasure.permilleLimit); the lossless source's figures are in brackets.\n\n"
+    "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes against the lossless frames. Banding against the float picture (dark, slow gradients; docs/ENCODING.md, Quality levels): *mean* is the largest 8x8 local mean error in codes, *flat* the largest rise of the float picture under one run of equal decoded codes, *flat‰* the per-mille of dark smooth pixels in runs rising by more than \(BandingMeasure.flatLimit) codes; *VL* (visually lossless) is mean <= \(BandingMeasure.meanLimit) and flat‰ <= \(BandingMeasure.permilleLimit); the lossless source's figures are in brackets. *check* is `check --against`'s verdict on the file's motion and seam: `pass`, or `FAIL` and how many steps jump (a step's largest 16x16 block mean absolute difference, any plane, above 1.5 x the float source's + 1 code; or a seam out of line with the other steps), then the seam's and the worst step's block change, file/source.\n\n"
   md +=
     "| loop | codec | tuning | crf | bytes | PSNR dB | SSIM | jumps/steps | worst | seam (rank) | band "
-    + "| mean | flat | flat‰ | VL |\n"
-  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+    + "| mean | flat | flat‰ | VL | check |\n"
+  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
   for m in results {
     md +=
       "| \(m.caseName) | \(m.codec) | \(m.tuning ? "on" : "off") | \(m.crf) | \(m.bytes) | "
@@ -553,11 +687,10 @@ func runLoopReport() throws {
         format: "%.2f | %.4f | %d/%d | %.2f | %.2f (%d) | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | ",
         m.psnr, m.ssim, m.jumps, m.frames, m.worstExcess, m.seamExcess, m.seamRank, m.bandError, m.bandMean,
         m.sourceBandMean, m.bandFlat, m.sourceBandFlat, m.bandFlatPermille, m.sourceBandFlatPermille)
-      + (m.bandPasses ? "yes" : "no") + " |\n"
+      + (m.bandPasses ? "yes" : "no") + " | " + checkText(m) + " |\n"
   }
   try md.write(toFile: outPrefix + ".md", atomically: true, encoding: .utf8)
   let encoder = JSONEncoder()
   encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-  try encoder.encode(results).write(to: URL(fileURLWithPath: outPrefix + ".json"))
-  print("loop-report: wrote \(outPrefix).md and \(outPrefix).json")
+  try encoder.encode(results).write(to: URL(fileURLWithPath: outPrefix + ".json"), options: .atomic)
 }
