@@ -105,7 +105,7 @@ public enum VideoCodec: String, CaseIterable, Sendable {
       // Browsers decode VP9 alpha only in Profile 0, so alpha is 8-bit only.
       CodecSpec(
         encoder: "libvpx-vp9", libavName: "vp9", layouts: .yuv420(tenBit: true, alpha: true),
-        quality: Quality(option: "crf", range: 0...63, defaultValue: 15, levels: (high: 12, small: 24)), minimumSide: 2,
+        quality: Quality(option: "crf", range: 0...63, defaultValue: 16, levels: (high: 12, small: 24)), minimumSide: 2,
         maximumSide: 16384, codecsParameter: CodecSpec.vp09)
     case .av1:
       // SVT-AV1 1.4 refuses a side below 64 pixels or above 8192 (16384 in later versions).
@@ -410,7 +410,7 @@ extension VideoCodec {
     }.joined(separator: ", ") + ", high/balanced/small"
   }
 
-  /// Each codec's quality default: "18 h264, 14 hevc, 15 vp9, 16 av1, 90 webp".
+  /// Each codec's quality default: "18 h264, 14 hevc, 16 vp9, 16 av1, 90 webp".
   public static var qualityDefaults: String {
     allCases.compactMap { codec in codec.spec.quality.map { "\($0.defaultValue) \(codec.rawValue)" } }
       .joined(separator: ", ")
