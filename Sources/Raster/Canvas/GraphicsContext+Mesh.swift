@@ -121,14 +121,17 @@ enum MeshRaster {
     var positions = [Point](repeating: .zero, count: columns * rows)
     var colors = [Pixel](repeating: .zero, count: columns * rows)
     let step = 1 / Float(n)
+    // Each patch's edges, corners and colors gathered once, not once a vertex.
+    let patches = (0..<h - 1).flatMap { j in (0..<w - 1).map { i in MeshGradient.Patch(mesh, i, j) } }
     for gy in 0..<rows {
       let j = min(gy / n, h - 2)
       let v = gy - j * n == n ? 1 : Float(gy - j * n) * step
       for gx in 0..<columns {
         let i = min(gx / n, w - 2)
         let u = gx - i * n == n ? 1 : Float(gx - i * n) * step
-        positions[gy * columns + gx] = device(mesh.position(patch: i, j, u: u, v: v))
-        colors[gy * columns + gx] = TriangleFill.bounded(mesh.color(patch: i, j, u: u, v: v))
+        let patch = patches[j * (w - 1) + i]
+        positions[gy * columns + gx] = device(patch.position(u: u, v: v))
+        colors[gy * columns + gx] = TriangleFill.bounded(patch.color(u: u, v: v))
       }
     }
     // As a path: a vertex that is not finite (NaN or infinite points or frame) draws nothing, and

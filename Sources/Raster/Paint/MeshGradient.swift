@@ -67,38 +67,75 @@ public struct MeshGradient: Sendable {
   /// The place of patch `(i, j)` at patch coordinates `(u, v)` in 0...1, in unit coordinates.
   /// On the patch's border it is exactly its edge curve, so neighbouring patches meet without gaps.
   public func position(patch i: Int, _ j: Int, u: Float, v: Float) -> Point {
-    let top = MeshMath.bezier(rowControls(i, j), u)
-    if v == 0 { return top }
-    let bottom = MeshMath.bezier(rowControls(i, j + 1), u)
-    if v == 1 { return bottom }
-    let left = MeshMath.bezier(columnControls(i, j), v)
-    if u == 0 { return left }
-    let right = MeshMath.bezier(columnControls(i + 1, j), v)
-    if u == 1 { return right }
-    let p00 = point(i, j), p10 = point(i + 1, j), p01 = point(i, j + 1), p11 = point(i + 1, j + 1)
-    // Coons: the two ruled surfaces minus the bilinear one they both contain.
-    let ruledV = top * (1 - v) + bottom * v
-    let ruledU = left * (1 - u) + right * u
-    let bilinear = (p00 * (1 - u) + p10 * u) * (1 - v) + (p01 * (1 - u) + p11 * u) * v
-    return ruledV + ruledU - bilinear
+    Patch(self, i, j).position(u: u, v: v)
   }
 
   /// The premultiplied color of patch `(i, j)` at patch coordinates `(u, v)` in 0...1.
   public func color(patch i: Int, _ j: Int, u: Float, v: Float) -> Pixel {
-    let c00 = pixel(i, j), c10 = pixel(i + 1, j), c01 = pixel(i, j + 1), c11 = pixel(i + 1, j + 1)
-    guard smoothsColors else {
-      return (c00 * (1 - u) + c10 * u) * (1 - v) + (c01 * (1 - u) + c11 * u) * v
+    Patch(self, i, j).color(u: u, v: v)
+  }
+
+  /// What evaluating patch `(i, j)` reads, gathered once: its four edges' controls, corners,
+  /// corner colors and their derivatives. A tessellation evaluates a patch at a thousand places
+  /// or more; gathering once per place converted twenty colors to premultiplied pixels each time.
+  struct Patch {
+    let top: (Point, Point, Point, Point), bottom: (Point, Point, Point, Point)
+    let left: (Point, Point, Point, Point), right: (Point, Point, Point, Point)
+    let p00: Point, p10: Point, p01: Point, p11: Point
+    let c00: Pixel, c10: Pixel, c01: Pixel, c11: Pixel
+    /// The u-derivatives at the corners, then the v-derivatives (corner `xy` is point `(i + x, j + y)`).
+    let du00: Pixel, du10: Pixel, du01: Pixel, du11: Pixel
+    let dv00: Pixel, dv10: Pixel, dv01: Pixel, dv11: Pixel
+    let smooth: Bool
+
+    init(_ mesh: MeshGradient, _ i: Int, _ j: Int) {
+      (top, bottom) = (mesh.rowControls(i, j), mesh.rowControls(i, j + 1))
+      (left, right) = (mesh.columnControls(i, j), mesh.columnControls(i + 1, j))
+      (p00, p10, p01, p11) = (mesh.point(i, j), mesh.point(i + 1, j), mesh.point(i, j + 1), mesh.point(i + 1, j + 1))
+      (c00, c10, c01, c11) = (mesh.pixel(i, j), mesh.pixel(i + 1, j), mesh.pixel(i, j + 1), mesh.pixel(i + 1, j + 1))
+      smooth = mesh.smoothsColors
+      if smooth {
+        (du00, du10, du01, du11) = (mesh.du(i, j), mesh.du(i + 1, j), mesh.du(i, j + 1), mesh.du(i + 1, j + 1))
+        (dv00, dv10, dv01, dv11) = (mesh.dv(i, j), mesh.dv(i + 1, j), mesh.dv(i, j + 1), mesh.dv(i + 1, j + 1))
+      } else {
+        (du00, du10, du01, du11) = (.zero, .zero, .zero, .zero)
+        (dv00, dv10, dv01, dv11) = (.zero, .zero, .zero, .zero)
+      }
     }
-    let hu = MeshMath.hermite(u), hv = MeshMath.hermite(v)
-    // Values, then u-derivatives, then v-derivatives; the twist terms are zero.
-    var c = (c00 * hu.h00 + c10 * hu.h01) * hv.h00 + (c01 * hu.h00 + c11 * hu.h01) * hv.h01
-    c += (du(i, j) * hu.h10 + du(i + 1, j) * hu.h11) * hv.h00
-    c += (du(i, j + 1) * hu.h10 + du(i + 1, j + 1) * hu.h11) * hv.h01
-    c += (dv(i, j) * hv.h10 + dv(i, j + 1) * hv.h11) * hu.h00
-    c += (dv(i + 1, j) * hv.h10 + dv(i + 1, j + 1) * hv.h11) * hu.h01
-    // Hermite curves may overshoot; a coverage above 1 or below 0 means nothing.
-    c.w = min(max(c.w, 0), 1)
-    return c
+
+    /// `MeshGradient.position(patch:_:u:v:)` of this patch.
+    func position(u: Float, v: Float) -> Point {
+      let top = MeshMath.bezier(self.top, u)
+      if v == 0 { return top }
+      let bottom = MeshMath.bezier(self.bottom, u)
+      if v == 1 { return bottom }
+      let left = MeshMath.bezier(self.left, v)
+      if u == 0 { return left }
+      let right = MeshMath.bezier(self.right, v)
+      if u == 1 { return right }
+      // Coons: the two ruled surfaces minus the bilinear one they both contain.
+      let ruledV = top * (1 - v) + bottom * v
+      let ruledU = left * (1 - u) + right * u
+      let bilinear = (p00 * (1 - u) + p10 * u) * (1 - v) + (p01 * (1 - u) + p11 * u) * v
+      return ruledV + ruledU - bilinear
+    }
+
+    /// `MeshGradient.color(patch:_:u:v:)` of this patch.
+    func color(u: Float, v: Float) -> Pixel {
+      guard smooth else {
+        return (c00 * (1 - u) + c10 * u) * (1 - v) + (c01 * (1 - u) + c11 * u) * v
+      }
+      let hu = MeshMath.hermite(u), hv = MeshMath.hermite(v)
+      // Values, then u-derivatives, then v-derivatives; the twist terms are zero.
+      var c = (c00 * hu.h00 + c10 * hu.h01) * hv.h00 + (c01 * hu.h00 + c11 * hu.h01) * hv.h01
+      c += (du00 * hu.h10 + du10 * hu.h11) * hv.h00
+      c += (du01 * hu.h10 + du11 * hu.h11) * hv.h01
+      c += (dv00 * hv.h10 + dv01 * hv.h11) * hu.h00
+      c += (dv10 * hv.h10 + dv11 * hv.h11) * hu.h01
+      // Hermite curves may overshoot; a coverage above 1 or below 0 means nothing.
+      c.w = min(max(c.w, 0), 1)
+      return c
+    }
   }
 
   @inline(__always) private func pixel(_ i: Int, _ j: Int) -> Pixel { colors[j * width + i].premultiplied }
