@@ -52,6 +52,12 @@ public struct OutputSettings: Sendable {
   var codecOptions: [CodecOption] {
     (loopTuning ? codec.loopTuning(alpha: carriesAlpha) : []) + extraCodecOptions
   }
+  /// Frames of the loop's start the encoder gets again after its end (their packets dropped):
+  /// `VideoCodec.loopClosingFrames` for a whole loop in one GOP with the loop tuning on, else 0.
+  var loopClosingFrames: Int {
+    guard loopTuning, segment == nil, Encoder.gopSize(frameCount) == frameCount else { return 0 }
+    return codec.loopClosingFrames
+  }
   /// The container's `comment` (MP4/MOV, Matroska): the loopsmith-preset tag `check` re-renders from.
   public var comment: String? = nil
 

@@ -6,13 +6,13 @@ import _TestSupport
 
 @testable import Loopsmith
 
-/// Every effect, weather and voice state, rendered small into real H.264, HEVC and VP9 (with alpha
-/// for the transparent effects), passes `check --against` its own lossless source: no step of the
-/// file, the seam first, jumps beyond the source's motion (docs/ENCODING.md, Judging a loop and
-/// Loop tuning).
+/// Every effect, weather and voice state, rendered small into real H.264, HEVC, VP9 (with alpha
+/// for the transparent effects) and AV1, passes `check --against` its own lossless source: no step
+/// of the file, the seam first, jumps beyond the source's motion (docs/ENCODING.md, Judging a loop
+/// and Loop tuning).
 @Suite struct EncodedLoopTests {
   /// The files each case is encoded into, from the same rendered frames.
-  static let files = ["h264.mp4", "hevc.mp4", "vp9.webm"]
+  static let files = ["h264.mp4", "hevc.mp4", "vp9.webm", "av1.mp4"]
 
   @Test(arguments: LoopTests.cases)
   func theEncodedLoopKeepsTheSourcesMotion(effect: String, set: [String: String]) throws {
@@ -29,27 +29,64 @@ import _TestSupport
     let source = r  // what `check --against` re-renders: the same effect, values, scale and rate
     r.outputs = [dir.path("h264.mp4"), dir.path("vp9.webm")]
     let rendered = try r.job()
-    // HEVC from the same frames: one more output beside H.264's (a request has one --codec).
+    // HEVC and AV1 from the same frames: more outputs beside H.264's (a request has one --codec).
     var hevc = rendered.outputs[0]
     (hevc.path, hevc.codec) = (dir.path("hevc.mp4"), .hevc)
     try hevc.validate()
-    let job = rendered.adding(hevc)
+    var av1 = rendered.outputs[0]
+    (av1.path, av1.codec) = (dir.path("av1.mp4"), .av1)
+    try av1.validate()
+    let job = rendered.adding(hevc).adding(av1)
     // Transparent effects keep alpha in WebM (VP9 with alpha) and show over the background in MP4.
-    #expect(job.outputs.map(\.carriesAlpha) == [false, transparent, false])
+    #expect(job.outputs.map(\.carriesAlpha) == [false, transparent, false, false])
     _ = try RenderPipeline.run(job)
 
+    var sourceSteps: [Double] = []
     for file in Self.files {
       let label = "\(effect) \(set) \(file)\(file == "vp9.webm" && transparent ? " (alpha)" : "")"
+      if file == "av1.mp4" {
+        // The same source at the same size and rate as H.264's: its steps are reused rather than
+        // rendered a fourth time, and judged as `check --against` judges them (Fidelity.jumps).
+        let report = try LoopCheck.run(path: dir.path(file), threads: 2)
+        #expect(report.frames == job.frameCount, "\(label)")
+        try #require(sourceSteps.count == report.steps.count, "\(label)")
+        let jumps = Fidelity.jumps(file: report.steps, source: sourceSteps)
+        let against = LoopCheck.Against(source: "--against \(effect)", sourceSteps: sourceSteps, jumps: jumps)
+        let shown = LoopCheck.describe(jumps, frames: report.frames)
+        #expect(report.passed && jumps.isEmpty, "\(label): \(shown) \(Self.figures(report, against))")
+        continue
+      }
       // The entry point `check FILE --against EFFECT FLAGS` uses.
       let report = try LoopCheck.run(
         path: dir.path(file), against: .request(source, label: "--against \(effect)"), threads: 2)
       #expect(report.frames == job.frameCount, "\(label)")
       let against = try #require(report.against, "\(label): not compared with its source: \(report.failures)")
       #expect(against.sourceSteps.count == job.frameCount, "\(label)")
+      if sourceSteps.isEmpty { sourceSteps = against.sourceSteps }
       let figures = Self.figures(report, against)
       // With an explicit source every jump fails, inside the loop as at the seam.
       #expect(report.passed, "\(label): \(figures)")
     }
+  }
+
+  /// The voice orb's idle loop at 64x112 and its own 30 f/s through AV1: before the loop-closing
+  /// encode and the tuning of docs/ENCODING.md (Loop tuning) its seam stepped 2.65 codes against
+  /// the source's 0.65 (the last frames held, then the key frame), and 8 of its 300 steps jumped.
+  @Test func theIdleOrbAt30fpsKeepsItsSeamInAV1() throws {
+    let dir = TemporaryDirectory()
+    var r = RenderRequest()
+    r.effect = "voice-orb"
+    r.parameters["state"] = try #require(VoiceOrb.info.parameter(named: "state")).parse("idle")
+    (r.size, r.scale, r.fps, r.threads) = ((64, 112), 0.2, 30, 2)
+    let source = r
+    (r.codec, r.outputs) = ("av1", [dir.path("idle.mp4")])
+    let job = try r.job()
+    #expect(job.frameCount == 300)
+    _ = try RenderPipeline.run(job)
+    let report = try LoopCheck.run(
+      path: dir.path("idle.mp4"), against: .request(source, label: "--against voice-orb"), threads: 2)
+    let against = try #require(report.against, "not compared with its source: \(report.failures)")
+    #expect(report.passed, "\(Self.figures(report, against))")
   }
 
   /// The failures, then the seam's figures and the worst jumps: step, file against source.

@@ -25,6 +25,11 @@ final class Encoder {
   private var headerWritten = false
   private var trailerWritten = false
   private(set) var packetsWritten = 0
+  /// Copies of the loop's first frames, encoded again after its last so the encoder does not code
+  /// the loop's end as a stream's end (`VideoCodec.loopClosingFrames`); their packets are dropped.
+  private var closingFrames: [Frame] = []
+  /// The first pts of those repeated frames, once they are sent: packets from it on are dropped.
+  private var droppedFrom: Int64?
 
   init(settings: OutputSettings, layout: PixelLayout, temporary: TemporaryOutput) throws {
     self.settings = settings
@@ -200,6 +205,9 @@ final class Encoder {
     // A segment keeps the whole loop's interval, so every segment's parameter sets are the same.
     let gopSize = Self.gopSize(settings.segment?.total ?? settings.frameCount)
     c.pointee.gop_size = Int32(gopSize)
+    // The repeated frames after the loop must not start a new GOP (a key frame at N would end the
+    // loop in a shortened mini-GOP again).
+    if settings.loopClosingFrames > 0 { c.pointee.gop_size = Int32(gopSize + settings.loopClosingFrames) }
     if let quality = settings.codec.spec.quality {
       options.set(quality.option, String(settings.crf ?? quality.defaultValue))
     }
@@ -314,6 +322,12 @@ final class Encoder {
       f.pointee.color_range = AVCOL_RANGE_MPEG
       f.pointee.chroma_location = converted.layout.chromaLocation
     }
+    if closingFrames.count < min(settings.loopClosingFrames, settings.frameCount) {
+      let copy = try Frame(width: Int(f.pointee.width), height: Int(f.pointee.height), format: pixelFormat, path: path)
+      try check(av_frame_copy(copy.pointer, f), "av_frame_copy", path: path)
+      try check(av_frame_copy_props(copy.pointer, f), "av_frame_copy_props", path: path)
+      closingFrames.append(copy)
+    }
     try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame", path: path)
     framesSent += 1
     try drain()
@@ -408,6 +422,10 @@ final class Encoder {
       let code = avcodec_receive_packet(context.pointer, packet.pointer)
       if code == errorAgain || code == errorEOF { return }  // wants input, or done
       try check(code, "avcodec_receive_packet", path: path)
+      if let droppedFrom, packet.pointer.pointee.pts >= droppedFrom {
+        av_packet_unref(packet.pointer)  // a repeated frame after the loop's end
+        continue
+      }
       LoopTiming.retime(
         packet.pointer, settings: settings, codecTimeBase: context.pointer.pointee.time_base,
         streamTimeBase: stream.pointee.time_base)
@@ -422,6 +440,19 @@ final class Encoder {
   /// writes the
   /// trailer and closes the file.
   func finish(interrupt: () throws -> Void = {}) throws {
+    if !closingFrames.isEmpty, framesSent == settings.frameCount {
+      // The loop's start again after its end (VideoCodec.loopClosingFrames): the encoder codes the
+      // last frames inside a whole mini-GOP that leads on into frame 0's picture; drain() drops
+      // every packet from pts N on, and no frame before N needs them to decode.
+      droppedFrom = Int64(framesSent)
+      for j in 0..<settings.loopClosingFrames {
+        let f = closingFrames[j % closingFrames.count].pointer
+        f.pointee.pts = Int64(framesSent + j)
+        try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame", path: path)
+        try drain(interrupt: interrupt)
+      }
+    }
+    closingFrames = []
     try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL)", path: path)
     try drain(interrupt: interrupt)
     // libwebp_anim hands back the whole animation as one packet at the end.

@@ -455,6 +455,13 @@ extension VideoCodec {
     }
   }
 
+  /// Frames of the loop's start encoded again after its last frame, their packets dropped (a
+  /// loop-closing encode): SVT-AV1 codes the end of a stream in a shortened mini-GOP whose last
+  /// frames it holds, so the seam steps by several frames' change at once; followed by the loop's
+  /// start, the last frames sit in a whole mini-GOP like any others (16 frames: two of the loop
+  /// tuning's mini-GOPs; docs/ENCODING.md, Loop tuning). None for the other codecs.
+  public var loopClosingFrames: Int { self == .av1 ? 16 : 0 }
+
   /// Options that keep slow motion and the seam of a loop from being held and released in jumps,
   /// measured against the lossless frames of the default loops (docs/ENCODING.md, Loop tuning,
   /// which also lists what was tried and dropped).
@@ -474,8 +481,12 @@ extension VideoCodec {
       [CodecOption("cpu-used", "1")] + (alpha ? [] : [CodecOption("frame-parallel", "0")])
     case .av1:
       // No temporal filtering: SVT-AV1 blends the key frame with the frames after it, so frame 0
-      // leans toward frame 1 and the seam pulses (docs/ENCODING.md, Loop tuning).
-      [CodecOption("enable-tf", "0")]
+      // leans toward frame 1 and the seam pulses. The visual-quality tune (0, not PSNR's 1) and
+      // mini-GOPs of 8 frames (hierarchical levels 3, not 4) keep its slow skies and the voice orb
+      // from being held and released in jumps: with the loop-closing encode
+      // (`loopClosingFrames`) every loop of the encoded-loop test passes, and the idle orb at
+      // 30 f/s (docs/ENCODING.md, Loop tuning).
+      [CodecOption("enable-tf", "0"), CodecOption("tune", "0"), CodecOption("hierarchical-levels", "3")]
     default:
       // HEVC: rskip=0 and ipratio cost 7-10% for no clear gain; its seam zones are in the
       // encoder's setup (they depend on the frame count).
