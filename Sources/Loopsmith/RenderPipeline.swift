@@ -31,8 +31,12 @@ public enum RenderPipeline {
   ///
   /// With `discard` every frame is drawn and converted for the job's outputs as usual, but
   /// nothing is encoded or written (`render --null`): the render alone, for timing it.
+  ///
+  /// With `profile` each render thread's time is recorded into it (the bench's thread-scaling
+  /// profile); nothing else changes.
   public static func run(
-    _ job: RenderJob, discard: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
+    _ job: RenderJob, discard: Bool = false, profile: RenderThreadProfile? = nil,
+    progress: (@Sendable (Int, Int) -> Void)? = nil
   ) throws -> RenderResult {
     try Cancellation.check()
     // A size budget renders once and encodes the kept frames until each file fits (SizeBudget).
@@ -50,7 +54,8 @@ public enum RenderPipeline {
         for settings in job.posters { posters.append(try VideoWriter(settings)) }
       }
       try drawFrames(
-        job, converters: converters, into: writers, posters: posters, palettes: writers, progress: progress)
+        job, converters: converters, into: writers, posters: posters, palettes: writers, progress: progress,
+        profile: profile)
       // A signal during the flush (an encoder's lookahead can take seconds) or after it stops the
       // render like one between frames: no output is renamed into place.
       for writer in writers + posters { try writer.flush(interrupt: Cancellation.check) }
@@ -74,9 +79,12 @@ public enum RenderPipeline {
   /// Frames taller than `bandRows` (even) are drawn a band at a time where they can be.
   static func drawFrames(
     _ job: RenderJob, converters: [FrameConverter], into sinks: [any FrameSink], posters: [VideoWriter],
-    palettes: [VideoWriter], progress: (@Sendable (Int, Int) -> Void)?, bandRows: Int = RenderPipeline.bandRows
+    palettes: [VideoWriter], progress: (@Sendable (Int, Int) -> Void)?, bandRows: Int = RenderPipeline.bandRows,
+    profile: RenderThreadProfile? = nil
   ) throws {
     let threads = max(1, min(job.threads, job.frameCount))
+    profile?.start(threads: threads)
+    defer { profile?.stop() }
     let banded = bandRows < job.height && converters.allSatisfy(\.convertsBands)
     let bandSurfaces =
       banded
@@ -108,7 +116,9 @@ public enum RenderPipeline {
       // Frame 0 is drawn whole when a poster is asked for: the poster reads its float image.
       let wholeFirst = batch == 0 && !posters.isEmpty
       DispatchQueue.concurrentPerform(iterations: count) { slot in
+        let mark = profile?.mark()
         shared.render(frame: first + slot, slot: slot, half: half, whole: wholeFirst && slot == 0)
+        if let mark { profile?.add(since: mark, thread: slot) }
       }
       if wholeFirst && Cancellation.signal == nil {
         do { for poster in posters { try poster.append(shared.wholeSurface(0).image) } } catch { failure.set(error) }
@@ -275,4 +285,74 @@ private final class FailureBox: @unchecked Sendable {
   private var first: (any Error)?
   var error: (any Error)? { lock.withLock { first } }
   func set(_ e: any Error) { lock.withLock { if first == nil { first = e } } }
+}
+
+/// Where each render thread's time went in a run (`RenderPipeline.run(_:discard:profile:)`), for
+/// the bench's thread-scaling profile (docs/PERFORMANCE.md, Thread scaling): the CPU, faults and
+/// involuntary switches of each thread while it drew and converted frames, the wall time it was
+/// busy doing so, and the run's wall time. A thread's idle time is the run's wall time less its
+/// busy time: waiting on the other threads or the encoder. Each thread writes only its own
+/// entry; read them after the run.
+public final class RenderThreadProfile: @unchecked Sendable {
+  /// One render thread's sums over its frames.
+  public final class Thread: @unchecked Sendable {
+    public internal(set) var frames = 0
+    /// Seconds of CPU in user and in system mode (page faults, mostly), and of wall time, spent
+    /// drawing and converting frames.
+    public internal(set) var user = 0.0, system = 0.0, busy = 0.0
+    /// Page faults (minor) and involuntary context switches (the thread preempted) meanwhile.
+    public internal(set) var faults = 0, preemptions = 0
+    // Keeps two threads' sums off one cache line.
+    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+  }
+
+  public private(set) var threads: [Thread] = []
+  /// Wall seconds from the first frame to the last.
+  public private(set) var wall = 0.0
+  private var started = 0.0
+
+  public init() {}
+
+  /// One thread's clocks and counters at a moment.
+  struct Mark {
+    var wall = 0.0, user = 0.0, system = 0.0
+    var faults = 0, preemptions = 0
+  }
+
+  func start(threads count: Int) {
+    threads = (0..<count).map { _ in Thread() }
+    started = Self.monotonic()
+  }
+
+  func stop() { wall = Self.monotonic() - started }
+
+  func mark() -> Mark {
+    var m = Mark(wall: Self.monotonic())
+    #if os(Linux)
+      var usage = rusage()
+      getrusage(1, &usage)  // RUSAGE_THREAD, which the Glibc module does not export
+      func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
+      (m.user, m.system) = (s(usage.ru_utime), s(usage.ru_stime))
+      (m.faults, m.preemptions) = (usage.ru_minflt, usage.ru_nivcsw)
+    #endif
+    return m
+  }
+
+  /// Adds what the calling thread did since `start` to thread `index`'s sums.
+  func add(since start: Mark, thread index: Int) {
+    let end = mark()
+    let t = threads[index]
+    t.frames += 1
+    t.busy += end.wall - start.wall
+    t.user += end.user - start.user
+    t.system += end.system - start.system
+    t.faults += end.faults - start.faults
+    t.preemptions += end.preemptions - start.preemptions
+  }
+
+  static func monotonic() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+  }
 }
