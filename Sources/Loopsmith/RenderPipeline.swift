@@ -328,11 +328,17 @@ public final class RenderThreadProfile: @unchecked Sendable {
 
   func mark() -> Mark {
     var m = Mark(wall: Self.monotonic())
+    // The thread's CPU clock is exact; its rusage times are tick samples scaled to it, which over
+    // one frame can be off by milliseconds: they only split it into user and system.
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    let cpu = Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    m.user = cpu
     #if os(Linux)
       var usage = rusage()
       getrusage(1, &usage)  // RUSAGE_THREAD, which the Glibc module does not export
-      func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
-      (m.user, m.system) = (s(usage.ru_utime), s(usage.ru_stime))
+      m.system = min(cpu, Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) * 1e-6)
+      m.user = cpu - m.system
       (m.faults, m.preemptions) = (usage.ru_minflt, usage.ru_nivcsw)
     #endif
     return m
