@@ -185,6 +185,8 @@ func profiledRun(_ j: RenderJob) throws -> ProfiledRun {
 /// preempted (drawing, but off the CPU: other processes had it).
 struct ProfileSummary {
   var renderCPU = 0.0, systemCPU = 0.0, faults = 0.0, idle = 0.0, preempted = 0.0
+  /// The share of the threads' wall time spent waiting for a ring slot (part of `idle`).
+  var waiting = 0.0
   /// CPU milliseconds a frame of the whole run outside the frames' drawing: setting up (surfaces,
   /// the ring), handing frames over, tearing down.
   var outsideCPU = 0.0
@@ -202,6 +204,7 @@ struct ProfileSummary {
     systemCPU = each { p, n in p.threads.reduce(0) { $0 + $1.system } * 1000 / n }
     faults = each { p, n in Double(p.threads.reduce(0) { $0 + $1.faults }) / n }
     idle = each { p, _ in 1 - p.threads.reduce(0) { $0 + $1.busy } / (Double(p.threads.count) * p.wall) }
+    waiting = each { p, _ in p.threads.reduce(0) { $0 + $1.waiting } / (Double(p.threads.count) * p.wall) }
     preempted = each { p, _ in
       let busy = p.threads.reduce(0) { $0 + $1.busy }
       return busy > 0 ? max(0, busy - p.threads.reduce(0) { $0 + $1.user + $1.system }) / busy : 0
@@ -391,9 +394,9 @@ func scalingProfile(_ r: Row) -> String {
   let (a, b) = (r.profile1, r.profileAll)
   return String(
     format:
-      "scaling %.2f (pairs %.2f-%.2f); render threads' CPU a frame %.2f ms on 1T, %.2f on %dT (system %.2f, %.2f; faults %.0f, %.0f), outside the frames %.2f, %.2f; %dT threads idle %.1f%%, preempted %.1f%% (1T %.1f%%)",
+      "scaling %.2f (pairs %.2f-%.2f); render threads' CPU a frame %.2f ms on 1T, %.2f on %dT (system %.2f, %.2f; faults %.0f, %.0f), outside the frames %.2f, %.2f; %dT threads idle %.1f%% (%.1f%% waiting for a ring slot), preempted %.1f%% (1T %.1f%%)",
     r.scaling, r.pairScalings.min() ?? 0, r.pairScalings.max() ?? 0, a.renderCPU, b.renderCPU, cores, a.systemCPU,
-    b.systemCPU, a.faults, b.faults, a.outsideCPU, b.outsideCPU, cores, 100 * b.idle, 100 * b.preempted,
+    b.systemCPU, a.faults, b.faults, a.outsideCPU, b.outsideCPU, cores, 100 * b.idle, 100 * b.waiting, 100 * b.preempted,
     100 * a.preempted)
 }
 
@@ -466,7 +469,6 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
   let all = try job(c, frames: clipFrames, output: mp4Path, threads: cores)
   (row.width, row.height) = (all.width, all.height)
   row.fps = all.fps
-  let frames = all.frameCount
   log("\(c.name) \(row.size)")
   if cores >= 2 {
     (row.ceiling, row.ceilingLow, row.ceilingHigh, row.ceilingCPURise) = kernelCeiling(threads: cores, rounds: 3)
@@ -818,7 +820,7 @@ let json: [String: Any] = [
       "threadScalingCeilingRange": [r.ceilingLow, r.ceilingHigh], "threadScalingOfCeiling": number(r.ofCeiling),
       "renderThreadCPUms1Thread": r.profile1.renderCPU, "renderThreadCPUmsAllCores": r.profileAll.renderCPU,
       "outsideCPUms1Thread": r.profile1.outsideCPU, "outsideCPUmsAllCores": r.profileAll.outsideCPU,
-      "idleShareAllCores": r.profileAll.idle, "preemptedShareAllCores": r.profileAll.preempted,
+      "idleShareAllCores": r.profileAll.idle, "waitingShareAllCores": r.profileAll.waiting, "preemptedShareAllCores": r.profileAll.preempted,
       "preemptedShare1Thread": r.profile1.preempted,
       "faultsAFrame1Thread": r.profile1.faults, "faultsAFrameAllCores": r.profileAll.faults,
       "renderOnly1ThreadCPUms": r.render1CPU, "renderOnlyAllCoresCPUms": r.renderAllCPU,
