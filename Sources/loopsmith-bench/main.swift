@@ -3,9 +3,10 @@
 // A benchmark, not a test: it prints a table and writes bench/results.json. Render-only numbers
 // are the median of BENCH_RUNS runs (default 3) of a BENCH_FRAMES-frame clip (default 60, 2 s at
 // 30 fps; each run allocates its surfaces and ring afresh: 0.1-0.2 ms of CPU a frame outside the
-// frames' drawing, measured, and the first touch of each thread's layers). Encoding numbers come from BENCH_ENCODE_RUNS runs (default 1) of a longer clip,
-// BENCH_ENCODE_FRAMES (default 60): x264 medium holds 40 frames of lookahead before it encodes
-// any, so a shorter clip would not overlap rendering with encoding at all. Beside wall-clock
+// frames' drawing, measured, and the first touch of each thread's layers). Encoding numbers come
+// from BENCH_ENCODE_RUNS runs (default 1) of a longer clip, BENCH_ENCODE_FRAMES (default 60):
+// x264 medium holds 40 frames of lookahead before it encodes any, so a shorter clip would not
+// overlap rendering with encoding at all. Beside wall-clock
 // frames a second it records CPU milliseconds a frame, which other processes on the machine
 // barely move. BENCH_ONLY=name,name limits it to some cases; BENCH_MEMORY=0 skips the memory renders,
 // BENCH_MEMORY=name,name measures those cases' memory (default color-orbs and weather thunderstorm);
@@ -245,7 +246,8 @@ func kernelCeiling(threads: Int, rounds: Int = 5, seconds: Double = 0.12) -> (
       for _ in 0..<count {
         surface.clear()
         var context = surface.context()
-        context.fill(Path(rect: Rect(x: 0, y: 0, width: 32, height: 32)), with: .color(Color(red: 0, green: 0, blue: 0.1)))
+        context.fill(
+          Path(rect: Rect(x: 0, y: 0, width: 32, height: 32)), with: .color(Color(red: 0, green: 0, blue: 0.1)))
         context.blendMode = .screen
         context.fill(discs: discs)
         surface.finish()
@@ -401,8 +403,8 @@ func scalingProfile(_ r: Row) -> String {
     format:
       "scaling %.2f (pairs %.2f-%.2f); render threads' CPU a frame %.2f ms on 1T, %.2f on %dT (system %.2f, %.2f; faults %.0f, %.0f), outside the frames %.2f, %.2f; %dT threads idle %.1f%% (%.1f%% waiting for a ring slot), preempted %.1f%% (1T %.1f%%)",
     r.scaling, r.pairScalings.min() ?? 0, r.pairScalings.max() ?? 0, a.renderCPU, b.renderCPU, cores, a.systemCPU,
-    b.systemCPU, a.faults, b.faults, a.outsideCPU, b.outsideCPU, cores, 100 * b.idle, 100 * b.waiting, 100 * b.preempted,
-    100 * a.preempted)
+    b.systemCPU, a.faults, b.faults, a.outsideCPU, b.outsideCPU, cores, 100 * b.idle, 100 * b.waiting,
+    100 * b.preempted, 100 * a.preempted)
 }
 
 struct Row {
@@ -649,7 +651,8 @@ func number(_ x: Double) -> Any { x.isFinite ? x : NSNull() }
 func mb(_ x: Double?) -> String { x.map { String(Int($0.rounded())) } ?? "-" }
 func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
 let header = [
-  "case", "size", "fps", "1T f/s", "\(cores)T f/s", "scale", "ceil", "of ceil", "@1x", "draw", "conv", "1T ms", "\(cores)T ms",
+  "case", "size", "fps", "1T f/s", "\(cores)T f/s", "scale", "ceil", "of ceil", "@1x", "draw", "conv", "1T ms",
+  "\(cores)T ms",
   "skia", "x skia", "roof%", "mp4 r+e", "mp4 enc", "ratio", "cpu x", "webm r+e", "webm enc", "ratio", "cpu x",
   "MB null", "MB mp4", "MB enc",
 ]
@@ -814,7 +817,8 @@ let json: [String: Any] = [
   "encodeFrames": encodeFrames,
   "encodingMeasured": measureEncoding, "memoryMeasured": measureMemory,
   "memoryBandwidthGBs1Thread": bandwidth1,
-  "threadScalingCeiling": machineCeiling.ratio, "threadScalingCeilingRange": [machineCeiling.low, machineCeiling.high], "memoryBandwidthGBsAllCores": bandwidthAll,
+  "threadScalingCeiling": machineCeiling.ratio, "threadScalingCeilingRange": [machineCeiling.low, machineCeiling.high],
+  "memoryBandwidthGBsAllCores": bandwidthAll,
   "loadStart": startLoad, "loadEnd": endLoad, "seconds": Int(elapsed),
   "date": ISO8601DateFormatter().string(from: Date()),
   "cases": rows.map { r -> [String: Any] in
@@ -825,7 +829,8 @@ let json: [String: Any] = [
       "threadScalingCeilingRange": [r.ceilingLow, r.ceilingHigh], "threadScalingOfCeiling": number(r.ofCeiling),
       "renderThreadCPUms1Thread": r.profile1.renderCPU, "renderThreadCPUmsAllCores": r.profileAll.renderCPU,
       "outsideCPUms1Thread": r.profile1.outsideCPU, "outsideCPUmsAllCores": r.profileAll.outsideCPU,
-      "idleShareAllCores": r.profileAll.idle, "waitingShareAllCores": r.profileAll.waiting, "preemptedShareAllCores": r.profileAll.preempted,
+      "idleShareAllCores": r.profileAll.idle, "waitingShareAllCores": r.profileAll.waiting,
+      "preemptedShareAllCores": r.profileAll.preempted,
       "preemptedShare1Thread": r.profile1.preempted,
       "faultsAFrame1Thread": r.profile1.faults, "faultsAFrameAllCores": r.profileAll.faults,
       "renderOnly1ThreadCPUms": r.render1CPU, "renderOnlyAllCoresCPUms": r.renderAllCPU,
