@@ -17,22 +17,28 @@ public struct RenderResult: Sendable {
 
 /// Renders a job's frames in parallel and encodes them in order into every output.
 ///
-/// Frames render in batches of one frame per thread with `concurrentPerform`, each thread in its
-/// own surface, and are converted to the encoders' samples on the same threads. While one batch
-/// is encoded on a serial queue, the next renders into the other half of a two-batch ring, so
-/// memory stays flat however long the video is: 2 x `threads` converted frames per output, and
-/// a band of float rows per thread (`bandRows`, docs/PERFORMANCE.md, Band rendering): each frame
-/// is drawn and converted a band at a time while the band is in cache, blurs and shadows
-/// included. A frame whose drawing cannot be banded (a large blur before another filter, which
-/// no effect draws) is drawn whole into a float frame of its thread's, made the first time one
-/// is needed, as is frame 0 when posters are asked for.
+/// Each render thread takes the next frame as soon as it is free, draws it on its own surface
+/// and converts it to the encoders' samples into a ring of converted frames; the calling thread
+/// encodes them in order as they are done, and no thread waits for another's frame
+/// (docs/PERFORMANCE.md, Thread scaling). Memory stays flat however long the video is: a ring of
+/// 2 x `threads` converted frames per output, and a band of float rows per thread (`bandRows`,
+/// docs/PERFORMANCE.md, Band rendering): each frame is drawn and converted a band at a time
+/// while the band is in cache, blurs and shadows included. A frame whose drawing cannot be
+/// banded (a large blur before another filter, which no effect draws) is drawn whole into a
+/// float frame of its thread's, made the first time one is needed, as is frame 0 when posters
+/// are asked for.
 public enum RenderPipeline {
-  /// Renders `job`; `progress(done, total)` is called on the encoder queue after each batch.
+  /// Renders `job`; `progress(done, total)` is called on the calling thread after every
+  /// `threads` frames encoded, and after the last.
   ///
   /// With `discard` every frame is drawn and converted for the job's outputs as usual, but
   /// nothing is encoded or written (`render --null`): the render alone, for timing it.
+  ///
+  /// With `profile` each render thread's time is recorded into it (the bench's thread-scaling
+  /// profile); nothing else changes.
   public static func run(
-    _ job: RenderJob, discard: Bool = false, progress: (@Sendable (Int, Int) -> Void)? = nil
+    _ job: RenderJob, discard: Bool = false, profile: RenderThreadProfile? = nil,
+    progress: (@Sendable (Int, Int) -> Void)? = nil
   ) throws -> RenderResult {
     try Cancellation.check()
     // A size budget renders once and encodes the kept frames until each file fits (SizeBudget).
@@ -50,7 +56,8 @@ public enum RenderPipeline {
         for settings in job.posters { posters.append(try VideoWriter(settings)) }
       }
       try drawFrames(
-        job, converters: converters, into: writers, posters: posters, palettes: writers, progress: progress)
+        job, converters: converters, into: writers, posters: posters, palettes: writers, progress: progress,
+        profile: profile)
       // A signal during the flush (an encoder's lookahead can take seconds) or after it stops the
       // render like one between frames: no output is renamed into place.
       for writer in writers + posters { try writer.flush(interrupt: Cancellation.check) }
@@ -67,69 +74,81 @@ public enum RenderPipeline {
     }
   }
 
-  /// Draws every frame of `job` in parallel batches, one frame a render thread, and hands each
-  /// output's converted frames to its sink in order on one encoder queue; the next batch draws
-  /// while the last one is handed over. Frame 0 goes to `posters` as drawn, and the GIF writers
+  /// Draws every frame of `job` on `job.threads` render threads, each taking the next frame when
+  /// it is free (`FrameQueue`), and hands each output's converted frames to its sink in order on
+  /// the calling thread while the next ones draw. Frame 0 goes to `posters` as drawn (by the
+  /// thread that draws it), and the GIF writers
   /// among `palettes` get their palette frames first. Throws the first error, or `Interrupted`.
   /// Frames taller than `bandRows` (even) are drawn a band at a time where they can be.
   static func drawFrames(
     _ job: RenderJob, converters: [FrameConverter], into sinks: [any FrameSink], posters: [VideoWriter],
-    palettes: [VideoWriter], progress: (@Sendable (Int, Int) -> Void)?, bandRows: Int = RenderPipeline.bandRows
+    palettes: [VideoWriter], progress: (@Sendable (Int, Int) -> Void)?, bandRows: Int = RenderPipeline.bandRows,
+    profile: RenderThreadProfile? = nil
   ) throws {
     let threads = max(1, min(job.threads, job.frameCount))
+    profile?.start(threads: threads)
+    defer { profile?.stop() }
     let banded = bandRows < job.height && converters.allSatisfy(\.convertsBands)
     let bandSurfaces =
       banded
       ? (0..<threads).map { _ in
         Surface(width: job.width, height: job.height, bandRows: bandRows, scale: Float(job.scale))
       } : nil
-    // ring[half][slot][output]
-    let ring = (0..<2).map { _ in (0..<threads).map { _ in converters.map { $0.makeFrame() } } }
+    // ring[slot][output]: frame i is converted into slot i % ring.count.
+    let ring = (0..<2 * threads).map { _ in converters.map { $0.makeFrame() } }
     try Cancellation.check()  // allocating large frames takes a moment; no file exists yet
     let shared = SharedRender(
       effect: job.makeEffect(), job: job, bandSurfaces: bandSurfaces, threads: threads, converters: converters,
       ring: ring)
     try samplePalettes(job: job, writers: palettes, shared: shared, threads: threads)
-    let encoder = DispatchQueue(label: "loopsmith.encoder")
-    let encoding = DispatchGroup()
     let failure = FailureBox()
     let total = job.frameCount
-    let batches = (total + threads - 1) / threads
-    let sinkBox = SinkBox(sinks)
-
-    for batch in 0..<batches {
-      if let signal = Cancellation.signal { failure.set(Interrupted(signal: signal)) }
-      if failure.error != nil { break }
-      let half = batch % 2
-      let first = batch * threads
-      let count = min(threads, total - first)
-      // At most one batch is encoding here, the previous one, from the other half: this batch
-      // renders while it encodes, and waits for it only before handing its own half over.
-      // Frame 0 is drawn whole when a poster is asked for: the poster reads its float image.
-      let wholeFirst = batch == 0 && !posters.isEmpty
-      DispatchQueue.concurrentPerform(iterations: count) { slot in
-        shared.render(frame: first + slot, slot: slot, half: half, whole: wholeFirst && slot == 0)
-      }
-      if wholeFirst && Cancellation.signal == nil {
-        do { for poster in posters { try poster.append(shared.wholeSurface(0).image) } } catch { failure.set(error) }
-      }
-      encoding.wait()
-      encoding.enter()
-      encoder.async {
-        defer { encoding.leave() }
-        guard failure.error == nil else { return }
-        do {
-          for slot in 0..<count {
-            try Cancellation.check()  // a large batch encodes for a while: stop between frames
-            for (o, sink) in sinkBox.sinks.enumerated() { try sink.append(shared.ring[half][slot][o]) }
+    // With no sink (`--null`) a frame is handed over as soon as it and those before it are drawn:
+    // the render threads never wait for this thread to be scheduled.
+    let queue = FrameQueue(frames: total, slots: ring.count, handOverWhenDrawn: sinks.isEmpty)
+    let posterBox = PosterBox(posters)
+    let rendering = DispatchGroup()
+    for thread in 0..<threads {
+      rendering.enter()
+      let worker = Thread {
+        defer { rendering.leave() }
+        while true {
+          let taken = if let profile { profile.timeWaiting(thread: thread, queue.take) } else { queue.take() }
+          guard let frame = taken else { break }
+          // Frame 0 is drawn whole when a poster is asked for: the poster reads its float image.
+          let whole = frame == 0 && !posterBox.writers.isEmpty
+          let mark = profile?.mark()
+          shared.render(frame: frame, thread: thread, slot: frame % ring.count, whole: whole)
+          if let mark { profile?.add(since: mark, thread: thread) }
+          if whole && Cancellation.signal == nil {
+            do {
+              for poster in posterBox.writers { try poster.append(shared.wholeSurface(thread).image) }
+            } catch {
+              failure.set(error)
+              queue.stop()
+            }
           }
-          progress?(first + count, total)
-        } catch {
-          failure.set(error)
+          queue.drawn(frame)
         }
       }
+      worker.stackSize = 8 << 20
+      worker.start()
     }
-    encoding.wait()
+    // This thread hands each frame over as soon as it is drawn, in order; its slot then takes
+    // the frame `ring.count` later.
+    do {
+      for frame in 0..<total {
+        guard queue.wait(for: frame) else { break }
+        try Cancellation.check()  // a frame skipped for a signal is not handed over
+        for (o, sink) in sinks.enumerated() { try sink.append(ring[frame % ring.count][o]) }
+        queue.handedOver(frame)
+        if (frame + 1) % threads == 0 || frame + 1 == total { progress?(frame + 1, total) }
+      }
+    } catch {
+      failure.set(error)
+    }
+    queue.stop()
+    rendering.wait()
     if let error = failure.error { throw error }
   }
 
@@ -146,11 +165,11 @@ public enum RenderPipeline {
       try Cancellation.check()
       let count = min(threads, frames.count - start)
       DispatchQueue.concurrentPerform(iterations: count) { slot in
-        shared.render(frame: frames[start + slot], slot: slot, half: 0)
+        shared.render(frame: frames[start + slot], thread: slot, slot: slot)
       }
       try Cancellation.check()
       for slot in 0..<count {
-        for o in sampling { try writers[o].addPaletteSample(shared.ring[0][slot][o]) }
+        for o in sampling { try writers[o].addPaletteSample(shared.ring[slot][o]) }
       }
     }
   }
@@ -197,9 +216,10 @@ public enum RenderPipeline {
   }
 }
 
-/// What the render threads share. Each `concurrentPerform` iteration touches only its own slot
-/// (its surface and its ring entries), and the encoder reads a half only after the batch that
-/// filled it has finished, so no two threads ever touch the same memory: `@unchecked Sendable`.
+/// What the render threads share. Each render thread draws only on its own surfaces, a ring slot
+/// is written by the one thread that took its frame and read by the encoding thread only after
+/// that (`FrameQueue`, under its lock), and written again only after it was handed over, so no
+/// two threads ever touch the same memory at once: `@unchecked Sendable`.
 private final class SharedRender: @unchecked Sendable {
   let effect: any Effect
   let job: RenderJob
@@ -210,11 +230,11 @@ private final class SharedRender: @unchecked Sendable {
   /// writes into an array another one reads.
   private let wholeSurfaces: [WholeSurfaceBox]
   let converters: [FrameConverter]
-  let ring: [[[ConvertedFrame]]]
+  let ring: [[ConvertedFrame]]
 
   init(
     effect: any Effect, job: RenderJob, bandSurfaces: [Surface]?, threads: Int, converters: [FrameConverter],
-    ring: [[[ConvertedFrame]]]
+    ring: [[ConvertedFrame]]
   ) {
     (self.effect, self.job, self.bandSurfaces, self.converters, self.ring) =
       (effect, job, bandSurfaces, converters, ring)
@@ -230,11 +250,12 @@ private final class SharedRender: @unchecked Sendable {
     return surface
   }
 
-  func render(frame: Int, slot: Int, half: Int, whole: Bool = false) {
-    // A stopped render skips its remaining frames; the batch loop then throws `Interrupted`.
+  /// Draws `frame` on render thread `thread`'s surfaces and converts it into ring slot `slot`.
+  func render(frame: Int, thread: Int, slot: Int, whole: Bool = false) {
+    // A stopped render skips its remaining frames; the frames' hand-over then throws `Interrupted`.
     guard Cancellation.signal == nil else { return }
-    let frames = ring[half][slot]
-    if !whole, let surface = bandSurfaces?[slot] {
+    let frames = ring[slot]
+    if !whole, let surface = bandSurfaces?[thread] {
       let drawn = RenderPipeline.drawBands(effect, job: job, frame: job.firstFrame + frame, on: surface) { rows in
         for (o, converter) in converters.enumerated() {
           converter.convert(band: surface.image, rows: rows, into: frames[o], drawn: surface.drawn)
@@ -242,7 +263,7 @@ private final class SharedRender: @unchecked Sendable {
       }
       if drawn { return }
     }
-    let surface = wholeSurface(slot)
+    let surface = wholeSurface(thread)
     RenderPipeline.draw(effect, job: job, frame: job.firstFrame + frame, on: surface)
     for (o, converter) in converters.enumerated() {
       converter.convert(surface.image, into: frames[o], drawn: surface.drawn)
@@ -263,10 +284,80 @@ protocol FrameSink: AnyObject {
 
 extension VideoWriter: FrameSink {}
 
-/// The sinks, handed to the encoder queue; only that queue uses them while a batch encodes.
-private final class SinkBox: @unchecked Sendable {
-  let sinks: [any FrameSink]
-  init(_ sinks: [any FrameSink]) { self.sinks = sinks }
+/// The poster writers, handed to the render threads; only the thread that draws frame 0 uses them.
+private final class PosterBox: @unchecked Sendable {
+  let writers: [VideoWriter]
+  init(_ writers: [VideoWriter]) { self.writers = writers }
+}
+
+/// The frames' hand-over between the render threads and the thread that hands them to the sinks.
+///
+/// A render thread takes the next frame not yet taken as soon as it is free (`take`), so no
+/// thread waits for another to finish its frame: a frame that costs more, or a thread the machine
+/// preempts, holds back nothing but the hand-over of that frame. Frame i goes to ring slot
+/// i % `slots`, so it is taken only once frame i - `slots` has been handed over (`handedOver`):
+/// the ring's memory stays flat. The frames are handed over in order as each is drawn (`wait`).
+/// One lock for all of it: it is taken a few times a frame.
+private final class FrameQueue: @unchecked Sendable {
+  private let condition = NSCondition()
+  private let frames: Int
+  /// Each slot's frame, once drawn; -1 before.
+  private var drawnInSlot: [Int]
+  private var next = 0, handed = 0
+  private var stopped = false
+  private let handOverWhenDrawn: Bool
+
+  /// With `handOverWhenDrawn` (no sinks), frames are handed over as they are drawn, in order.
+  init(frames: Int, slots: Int, handOverWhenDrawn: Bool = false) {
+    self.frames = frames
+    self.handOverWhenDrawn = handOverWhenDrawn
+    drawnInSlot = Array(repeating: -1, count: slots)
+  }
+
+  /// The next frame to draw, when its slot is free; nil when every frame is taken or `stop` was called.
+  func take() -> Int? {
+    condition.lock()
+    defer { condition.unlock() }
+    while !stopped && next < frames && next >= handed + drawnInSlot.count { condition.wait() }
+    guard !stopped && next < frames else { return nil }
+    next += 1
+    return next - 1
+  }
+
+  /// `frame` is in its slot (or was skipped for a signal).
+  func drawn(_ frame: Int) {
+    condition.lock()
+    drawnInSlot[frame % drawnInSlot.count] = frame
+    if handOverWhenDrawn {
+      while handed < frames && drawnInSlot[handed % drawnInSlot.count] == handed { handed += 1 }
+    }
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Waits until `frame` is drawn; false when `stop` was called first.
+  func wait(for frame: Int) -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    while !stopped && drawnInSlot[frame % drawnInSlot.count] != frame { condition.wait() }
+    return !stopped
+  }
+
+  /// `frame` was handed over: its slot is free.
+  func handedOver(_ frame: Int) {
+    condition.lock()
+    handed = max(handed, frame + 1)
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// No more frames are taken; every waiting thread returns.
+  func stop() {
+    condition.lock()
+    stopped = true
+    condition.broadcast()
+    condition.unlock()
+  }
 }
 
 /// The first error any thread hit.
@@ -275,4 +366,90 @@ private final class FailureBox: @unchecked Sendable {
   private var first: (any Error)?
   var error: (any Error)? { lock.withLock { first } }
   func set(_ e: any Error) { lock.withLock { if first == nil { first = e } } }
+}
+
+/// Where each render thread's time went in a run (`RenderPipeline.run(_:discard:profile:)`), for
+/// the bench's thread-scaling profile (docs/PERFORMANCE.md, Thread scaling): the CPU, faults and
+/// involuntary switches of each thread while it drew and converted frames, the wall time it was
+/// busy doing so, and the run's wall time. A thread's idle time is the run's wall time less its
+/// busy time: waiting for a ring slot (`Thread.waiting`), or setting up and ending before the
+/// others (the last frame: one thread draws it while the other has none left). Each thread
+/// writes only its own entry; read them after the run.
+public final class RenderThreadProfile: @unchecked Sendable {
+  /// One render thread's sums over its frames.
+  public final class Thread: @unchecked Sendable {
+    public internal(set) var frames = 0
+    /// Seconds of CPU in user and in system mode (page faults, mostly), and of wall time, spent
+    /// drawing and converting frames.
+    public internal(set) var user = 0.0, system = 0.0, busy = 0.0
+    /// Page faults (minor) and involuntary context switches (the thread preempted) meanwhile.
+    public internal(set) var faults = 0, preemptions = 0
+    /// Wall seconds waiting for a frame to draw: for a ring slot the encoder has not handed over.
+    public internal(set) var waiting = 0.0
+    // Keeps two threads' sums off one cache line.
+    private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+  }
+
+  public private(set) var threads: [Thread] = []
+  /// Wall seconds from the first frame to the last.
+  public private(set) var wall = 0.0
+  private var started = 0.0
+
+  public init() {}
+
+  /// One thread's clocks and counters at a moment.
+  struct Mark {
+    var wall = 0.0, user = 0.0, system = 0.0
+    var faults = 0, preemptions = 0
+  }
+
+  func start(threads count: Int) {
+    threads = (0..<count).map { _ in Thread() }
+    started = Self.monotonic()
+  }
+
+  func stop() { wall = Self.monotonic() - started }
+
+  func mark() -> Mark {
+    var m = Mark(wall: Self.monotonic())
+    // The thread's CPU clock is exact; its rusage times are tick samples scaled to it, which over
+    // one frame can be off by milliseconds: they only split it into user and system.
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    let cpu = Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    m.user = cpu
+    #if os(Linux)
+      var usage = rusage()
+      getrusage(1, &usage)  // RUSAGE_THREAD, which the Glibc module does not export
+      m.system = min(cpu, Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) * 1e-6)
+      m.user = cpu - m.system
+      (m.faults, m.preemptions) = (usage.ru_minflt, usage.ru_nivcsw)
+    #endif
+    return m
+  }
+
+  /// `take()`, its wall time added to thread `index`'s waiting.
+  func timeWaiting(thread index: Int, _ take: () -> Int?) -> Int? {
+    let t0 = Self.monotonic()
+    defer { threads[index].waiting += Self.monotonic() - t0 }
+    return take()
+  }
+
+  /// Adds what the calling thread did since `start` to thread `index`'s sums.
+  func add(since start: Mark, thread index: Int) {
+    let end = mark()
+    let t = threads[index]
+    t.frames += 1
+    t.busy += end.wall - start.wall
+    t.user += end.user - start.user
+    t.system += end.system - start.system
+    t.faults += end.faults - start.faults
+    t.preemptions += end.preemptions - start.preemptions
+  }
+
+  static func monotonic() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+  }
 }

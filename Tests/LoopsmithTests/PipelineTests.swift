@@ -3,6 +3,7 @@ import Foundation
 import Raster
 import Testing
 import Timing
+import Video
 
 @testable import Loopsmith
 
@@ -105,4 +106,86 @@ func frame(_ job: RenderJob, _ index: Int) -> Image {
       #expect(brightness(cycle + 8) > brightness(cycle + 18) + 0.05)
     }
   }
+}
+
+/// The render threads take frames as they come free and the frames are handed over in order
+/// (RenderPipeline.drawFrames, docs/PERFORMANCE.md, Thread scaling).
+@Suite struct PipelineThreadTests {
+  /// Every frame, in order and with the same bytes, on any number of render threads: more
+  /// threads than frames in flight, than cores, an odd number; the thunderstorm's frames differ
+  /// in cost (flashes, drops), so the threads finish them out of order.
+  @Test func framesArriveInOrderWithTheSameBytesOnAnyNumberOfThreads() throws {
+    var reference: [[UInt8]] = []
+    for threads in [1, 2, 3, 5] {
+      let j = try job("weather", ["weather": "thunderstorm"], fps: 10, threads: threads).prefix(23)
+      let converter = FrameConverter(j.outputs[0])
+      let sink = CollectingFrames()
+      let progress = ProgressLog()
+      try RenderPipeline.drawFrames(
+        j, converters: [converter], into: [sink], posters: [], palettes: [],
+        progress: { done, total in progress.add(done, total) })
+      #expect(sink.frames.count == 23, "\(threads) threads")
+      if threads == 1 {
+        reference = sink.frames
+        // The frames differ from one another: an order mixed up would show.
+        #expect(Set(reference).count > 20)
+      } else {
+        for i in 0..<23 where i < sink.frames.count {
+          #expect(sink.frames[i] == reference[i], "frame \(i) on \(threads) threads")
+        }
+      }
+      let calls = progress.calls
+      #expect(calls.last?.0 == 23 && calls.allSatisfy { $0.1 == 23 }, "\(threads) threads: \(calls)")
+      #expect(zip(calls, calls.dropFirst()).allSatisfy { $0.0 < $1.0 }, "\(threads) threads: \(calls)")
+    }
+  }
+
+  /// A sink that fails stops the render with its error, after exactly the frames before it, and
+  /// the render threads return (no thread waits forever for a slot).
+  @Test func aFailingSinkStopsTheRenderWithItsError() throws {
+    for threads in [1, 2, 4] {
+      let j = try job("color-orbs", fps: 10, threads: threads).prefix(30)
+      let sink = CollectingFrames(failAt: 7)
+      #expect(throws: SinkFailure.self) {
+        try RenderPipeline.drawFrames(
+          j, converters: [FrameConverter(j.outputs[0])], into: [sink], posters: [], palettes: [], progress: nil)
+      }
+      #expect(sink.frames.count == 7, "\(threads) threads")
+    }
+  }
+
+  /// The profile counts every frame once, on the threads that drew them, and their busy time
+  /// within the run's wall time.
+  @Test func theThreadProfileCountsEveryFrame() throws {
+    let j = try job("aurora-mesh", fps: 10, threads: 2).prefix(16)
+    let profile = RenderThreadProfile()
+    _ = try RenderPipeline.run(j, discard: true, profile: profile)
+    #expect(profile.threads.count == 2)
+    #expect(profile.threads.reduce(0) { $0 + $1.frames } == 16)
+    for t in profile.threads {
+      #expect(t.busy >= 0 && t.busy <= profile.wall && t.user + t.system >= 0)
+    }
+    #expect(profile.threads.reduce(0) { $0 + $1.user + $1.system } > 0)
+  }
+}
+
+private struct SinkFailure: Error {}
+
+/// Keeps the bytes of every frame handed over; throws at frame `failAt`.
+private final class CollectingFrames: FrameSink {
+  var frames: [[UInt8]] = []
+  let failAt: Int?
+  init(failAt: Int? = nil) { self.failAt = failAt }
+  func append(_ frame: ConvertedFrame) throws {
+    if frames.count == failAt { throw SinkFailure() }
+    frames.append(BandRenderingTests.bytes(frame))
+  }
+}
+
+/// The progress calls, from whichever thread makes them.
+private final class ProgressLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var log: [(Int, Int)] = []
+  func add(_ done: Int, _ total: Int) { lock.withLock { log.append((done, total)) } }
+  var calls: [(Int, Int)] { lock.withLock { log } }
 }
