@@ -25,7 +25,7 @@ public enum MemoryBudget {
   /// (198 bytes a pixel; it keeps a 40-frame lookahead, slower presets 60), SVT-AV1 preset 8
   /// 324 MB (156; it allocates its picture pipeline at open). libx265 and libvpx-vp9 (25 frames
   /// of lag for the alternate reference) are estimated from their lookahead like x264; ProRes,
-  /// PNG, GIF and APNG work a frame at a time; libwebp_anim keeps every frame until the end
+  /// PNG, GIF and APNG work a frame at a time; AV1's loop-closing encode keeps 16 frames more; libwebp_anim keeps every frame until the end
   /// (4 bytes a pixel each).
   public static func encoderBytes(_ settings: OutputSettings) -> UInt64 {
     let pixels = UInt64(settings.width) * UInt64(settings.height)
@@ -45,7 +45,9 @@ public enum MemoryBudget {
       return fixed + pixels * (slow ? 300 : 220)
     case .hevc: return fixed + pixels * 260
     case .vp9: return fixed + pixels * 160
-    case .av1: return (64 << 20) + pixels * 200
+    // The loop-closing encode keeps copies of the loop's first frames (10-bit 4:2:0 at most: 3
+    // bytes a pixel each) until the end.
+    case .av1: return (64 << 20) + pixels * 200 + pixels * 3 * UInt64(settings.loopClosingFrames)
     case .prores: return fixed + pixels * 24
     case .png, .apng, .gif, .jpeg: return fixed + pixels * 24
     case .webp: return fixed + pixels * 40 + pixels * 4 * frames

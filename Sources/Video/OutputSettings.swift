@@ -54,7 +54,7 @@ public struct OutputSettings: Sendable {
   }
   /// Frames of the loop's start the encoder gets again after its end (their packets dropped):
   /// `VideoCodec.loopClosingFrames` for a whole loop in one GOP with the loop tuning on, else 0.
-  var loopClosingFrames: Int {
+  public var loopClosingFrames: Int {
     guard loopTuning, segment == nil, Encoder.gopSize(frameCount) == frameCount else { return 0 }
     return codec.loopClosingFrames
   }

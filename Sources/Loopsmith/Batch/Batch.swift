@@ -571,8 +571,8 @@ public enum Batch {
     let next = ResultBox.Counter()
     let workers = min(jobs, max(1, prepared.count))
     let group = DispatchGroup()
-    // Plain threads, not concurrentPerform: each job's pipeline runs its own concurrentPerform over
-    // its share of the cores, which a nested apply would serialize.
+    // Plain threads, one job at a time each: each job's pipeline starts its own render threads over
+    // its share of the cores.
     for _ in 0..<workers {
       group.enter()
       let thread = Thread {
