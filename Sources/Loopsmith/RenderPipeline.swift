@@ -335,11 +335,12 @@ private final class FrameQueue: @unchecked Sendable {
     condition.unlock()
   }
 
-  /// Waits until `frame` is drawn; false when `stop` was called first.
+  /// Waits until `frame` is drawn; false when `stop` was called first. With `handOverWhenDrawn`
+  /// a frame already handed over counts as drawn: its slot may hold a later frame by now.
   func wait(for frame: Int) -> Bool {
     condition.lock()
     defer { condition.unlock() }
-    while !stopped && drawnInSlot[frame % drawnInSlot.count] != frame { condition.wait() }
+    while !stopped && drawnInSlot[frame % drawnInSlot.count] != frame && handed <= frame { condition.wait() }
     return !stopped
   }
 

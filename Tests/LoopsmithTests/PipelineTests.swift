@@ -154,6 +154,29 @@ func frame(_ job: RenderJob, _ index: Int) -> Image {
     }
   }
 
+  /// With no sink (`--null`) the render threads run ahead of the calling thread, each frame
+  /// handed over as drawn: a calling thread held up (here by its progress call) while they
+  /// overwrite a slot it has not looked at yet must still see every frame as done, not wait for
+  /// it forever. Run on a thread of its own, so a hang fails the test instead of the suite.
+  @Test func aNullRenderFinishesWhenTheCallingThreadFallsBehind() throws {
+    let j = try job("color-orbs", fps: 10, threads: 2).prefix(40)
+    let converter = FrameConverter(j.outputs[0])
+    let progress = ProgressLog()
+    let finished = DispatchSemaphore(value: 0)
+    let worker = Thread {
+      defer { finished.signal() }
+      try? RenderPipeline.drawFrames(
+        j, converters: [converter], into: [], posters: [], palettes: [],
+        progress: { done, total in
+          if done == 2 { Thread.sleep(forTimeInterval: 1) }  // the render threads draw the rest meanwhile
+          progress.add(done, total)
+        })
+    }
+    worker.start()
+    #expect(finished.wait(timeout: .now() + 120) == .success, "the render did not finish")
+    #expect(progress.calls.last?.0 == 40, "\(progress.calls)")
+  }
+
   /// The profile counts every frame once, on the threads that drew them, and their busy time
   /// within the run's wall time.
   @Test func theThreadProfileCountsEveryFrame() throws {
