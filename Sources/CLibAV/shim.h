@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavformat/avio.h>
@@ -20,6 +22,22 @@
 #include <libavutil/audio_fifo.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
+
+// SVT-AV1 1.4, run by root, puts the thread that opens it and every thread it starts on SCHED_FIFO
+// at priority 99 (sched_setscheduler; it goes on when that fails). A real-time thread is never
+// preempted by ordinary ones: on a busy machine the encoder starves everything else, and threads
+// and processes started later from that thread (render threads, a browser) inherit the policy.
+// Dropping CAP_SYS_NICE from the calling thread's effective set before opening the encoder makes
+// those calls fail with EPERM; the threads it starts inherit the dropped capability. Returns 0,
+// or -1 with errno (docs/ENCODING.md, Codecs).
+static inline int clibav_refuse_realtime_priority(void) {
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+  if (syscall(SYS_capget, &header, data) != 0) return -1;
+  if (!(data[CAP_TO_INDEX(CAP_SYS_NICE)].effective & CAP_TO_MASK(CAP_SYS_NICE))) return 0;
+  data[CAP_TO_INDEX(CAP_SYS_NICE)].effective &= ~CAP_TO_MASK(CAP_SYS_NICE);
+  return (int)syscall(SYS_capset, &header, data);
+}
 
 // Function-like macros never reach Swift; these do.
 static inline int clibav_error(int posix) { return AVERROR(posix); }

@@ -4,6 +4,7 @@ import Raster
 import Testing
 import Timing
 import Video
+import _TestSupport
 
 @testable import Loopsmith
 
@@ -177,6 +178,30 @@ func frame(_ job: RenderJob, _ index: Int) -> Image {
     #expect(progress.calls.last?.0 == 40, "\(progress.calls)")
   }
 
+  /// SVT-AV1 run by root puts the thread that opens it on SCHED_FIFO priority 99, which render
+  /// threads and processes started from it later inherit (a browser spinning at real-time
+  /// priority starved this machine): the encoder is opened without the capability to, so the
+  /// render's thread stays an ordinary one. Not root: nothing to refuse, the check still holds.
+  @Test func anAV1RenderLeavesItsThreadOffRealTimePriority() throws {
+    let dir = TemporaryDirectory()
+    var r = RenderRequest()
+    r.effect = "color-orbs"
+    (r.size, r.fps, r.duration, r.threads, r.codec) = ((64, 64), 5, 1, 2, "av1")
+    r.outputs = [dir.path("orbs.mp4")]
+    let job = try r.job()
+    let policy = PolicyBox()
+    let finished = DispatchSemaphore(value: 0)
+    let worker = Thread {
+      defer { finished.signal() }
+      do { _ = try RenderPipeline.run(job) } catch { policy.error = "\(error)" }
+      policy.value = sched_getscheduler(0)
+    }
+    worker.start()
+    #expect(finished.wait(timeout: .now() + 300) == .success)
+    #expect(policy.error == nil, "\(policy.error ?? "")")
+    #expect(policy.value == SCHED_OTHER, "the rendering thread's policy is \(policy.value), not SCHED_OTHER")
+  }
+
   /// The profile counts every frame once, on the threads that drew them, and their busy time
   /// within the run's wall time.
   @Test func theThreadProfileCountsEveryFrame() throws {
@@ -211,4 +236,10 @@ private final class ProgressLog: @unchecked Sendable {
   private var log: [(Int, Int)] = []
   func add(_ done: Int, _ total: Int) { lock.withLock { log.append((done, total)) } }
   var calls: [(Int, Int)] { lock.withLock { log } }
+}
+
+/// What the rendering thread saw.
+private final class PolicyBox: @unchecked Sendable {
+  var value: Int32 = -1
+  var error: String?
 }

@@ -143,6 +143,8 @@ final class Encoder {
     }
     let options = Options()
     try Self.configureCodec(c, options, settings)
+    // SVT-AV1 run by root would put this thread and its own on real-time priority (CLibAV's shim).
+    if settings.codec == .av1 { _ = clibav_refuse_realtime_priority() }
     try check(avcodec_open2(c, codec, &options.pointer), "avcodec_open2", path: path)
     try options.requireAllUsed(by: "avcodec_open2 (\(settings.codec.spec.encoder))", path: path)
     return context
