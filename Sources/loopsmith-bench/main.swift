@@ -77,7 +77,12 @@ func memoryJob(_ c: Case, seconds: Int, output: String) throws -> RenderJob {
 
 // `loopsmith-bench --loop-report` (`make loop-report`): the codecs against every default loop (LoopReport.swift).
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--loop-report" {
-  try runLoopReport()
+  do {
+    try runLoopReport()
+  } catch {
+    FileHandle.standardError.write(Data("loop-report: \(error)\n".utf8))
+    exit(1)
+  }
   exit(0)
 }
 

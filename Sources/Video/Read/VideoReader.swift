@@ -20,11 +20,13 @@ public final class VideoReader {
   private var flushed = false
   private var done = false
 
-  public init(path: String, keepAlpha: Bool = true) throws {
+  /// `limit`: the largest file read, in bytes (a user's file: `InputFile.Limit.video`; the loop
+  /// report's own lossless references of long full-size loops are larger).
+  public init(path: String, keepAlpha: Bool = true, limit: Int64 = InputFile.Limit.video) throws {
     self.path = path
     self.keepAlpha = keepAlpha
     // One open for everything read below: both demuxers and the box reader share the descriptor.
-    let file = try InputFile(path: path, limit: InputFile.Limit.video, what: "video file")
+    let file = try InputFile(path: path, limit: limit, what: "video file")
     silenceLibAVLog()
     info = try Self.inspect(file)
 
