@@ -373,12 +373,12 @@ private final class FailureBox: @unchecked Sendable {
 /// the bench's thread-scaling profile (docs/PERFORMANCE.md, Thread scaling): the CPU, faults and
 /// involuntary switches of each thread while it drew and converted frames, the wall time it was
 /// busy doing so, and the run's wall time. A thread's idle time is the run's wall time less its
-/// busy time: waiting for a ring slot (`Thread.waiting`), or setting up and ending before the
+/// busy time: waiting for a ring slot (`ThreadTimes.waiting`), or setting up and ending before the
 /// others (the last frame: one thread draws it while the other has none left). Each thread
 /// writes only its own entry; read them after the run.
 public final class RenderThreadProfile: @unchecked Sendable {
   /// One render thread's sums over its frames.
-  public final class Thread: @unchecked Sendable {
+  public final class ThreadTimes: @unchecked Sendable {
     public internal(set) var frames = 0
     /// Seconds of CPU in user and in system mode (page faults, mostly), and of wall time, spent
     /// drawing and converting frames.
@@ -391,7 +391,7 @@ public final class RenderThreadProfile: @unchecked Sendable {
     private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
   }
 
-  public private(set) var threads: [Thread] = []
+  public private(set) var threads: [ThreadTimes] = []
   /// Wall seconds from the first frame to the last.
   public private(set) var wall = 0.0
   private var started = 0.0
@@ -405,7 +405,7 @@ public final class RenderThreadProfile: @unchecked Sendable {
   }
 
   func start(threads count: Int) {
-    threads = (0..<count).map { _ in Thread() }
+    threads = (0..<count).map { _ in ThreadTimes() }
     started = Self.monotonic()
   }
 
@@ -415,9 +415,7 @@ public final class RenderThreadProfile: @unchecked Sendable {
     var m = Mark(wall: Self.monotonic())
     // The thread's CPU clock is exact; its rusage times are tick samples scaled to it, which over
     // one frame can be off by milliseconds: they only split it into user and system.
-    var ts = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-    let cpu = Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    let cpu = Self.threadCPUSeconds()
     m.user = cpu
     #if os(Linux)
       var usage = rusage()
@@ -446,6 +444,13 @@ public final class RenderThreadProfile: @unchecked Sendable {
     t.system += end.system - start.system
     t.faults += end.faults - start.faults
     t.preemptions += end.preemptions - start.preemptions
+  }
+
+  /// The calling thread's CPU clock, in seconds.
+  public static func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
   }
 
   static func monotonic() -> Double {

@@ -71,6 +71,17 @@ struct LoopVariant {
   var crf: Int?
   var tuning: Bool
   var extra: [CodecOption]
+
+  /// The crf the file is encoded at: the variant's, or the codec's default.
+  var effectiveCRF: Int { crf ?? codec.spec.quality?.defaultValue ?? 0 }
+  /// The extra options, and the loop tuning's when tuning is on, as `name=value,...`.
+  var extraText: String { optionText(extra) }
+  var tuningText: String { tuning ? optionText(codec.loopTuning(alpha: alpha)) : "" }
+}
+
+/// Encoder options as `name=value,...`.
+func optionText(_ options: [CodecOption]) -> String {
+  options.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
 }
 
 /// What one file measured.
@@ -126,8 +137,14 @@ struct LoopMeasure: Codable {
 
   /// What identifies the file this row measured, for LOOP_REPORT_RESUME.
   var key: String {
-    [caseName, codec, "\(crf)", tuning ? "on" : "off", options, tuningOptions, size, "\(frames)"].joined(
-      separator: "|")
+    Self.key(caseName, codec, crf, tuning, options, tuningOptions, size, frames)
+  }
+
+  static func key(
+    _ caseName: String, _ codec: String, _ crf: Int, _ tuning: Bool, _ options: String, _ tuningOptions: String,
+    _ size: String, _ frames: Int
+  ) -> String {
+    [caseName, codec, "\(crf)", tuning ? "on" : "off", options, tuningOptions, size, "\(frames)"].joined(separator: "|")
   }
 }
 
@@ -428,8 +445,8 @@ func measureLoop(
   let median = others.isEmpty ? 0 : others[others.count / 2]
   let bytes = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
   var m = LoopMeasure(
-    caseName: caseName, codec: variant.label, crf: variant.crf ?? variant.codec.spec.quality?.defaultValue ?? 0,
-    tuning: variant.tuning, options: variant.extra.map { "\($0.name)=\($0.value)" }.joined(separator: ","),
+    caseName: caseName, codec: variant.label, crf: variant.effectiveCRF, tuning: variant.tuning,
+    options: variant.extraText,
     size: "\(width)x\(height)", frames: frames, bytes: bytes, psnr: mse == 0 ? 99 : 10 * log10(255 * 255 / mse),
     ssim: ssimTotal / Double(max(1, frames)), jumps: steps.filter { $0.excess > 0 }.count,
     worstExcess: steps.isEmpty ? 0 : steps[worst].excess, worstStep: worst + 1, seamExcess: seam,
@@ -624,7 +641,7 @@ func runLoopReport() throws {
         file: path, reference: reference, caseName: c.name, variant: variant, width: width, height: height,
         floats: floats, sourceSteps: variant.alpha ? alphaSteps.closed : opaqueSteps.closed)
       m.encodeSeconds = Date().timeIntervalSince(encodeStart)
-      m.tuningOptions = tuningOptions(variant)
+      m.tuningOptions = variant.tuningText
       results.append(m)
       print(
         c.name.padding(toLength: 26, withPad: " ", startingAt: 0)
@@ -646,20 +663,9 @@ func runLoopReport() throws {
   print("loop-report: wrote \(outPrefix).md and \(outPrefix).json")
 }
 
-/// The loop tuning's options for a variant, as `name=value,...` (empty with tuning off).
-func tuningOptions(_ v: LoopVariant) -> String {
-  v.tuning ? v.codec.loopTuning(alpha: v.alpha).map { "\($0.name)=\($0.value)" }.joined(separator: ",") : ""
-}
-
 /// The resume key (`LoopMeasure.key`) of the file a variant of loop `name` would make.
 func identity(_ name: String, _ v: LoopVariant, size: String, frames: Int) -> String {
-  var m = LoopMeasure(
-    caseName: name, codec: v.label, crf: v.crf ?? v.codec.spec.quality?.defaultValue ?? 0, tuning: v.tuning,
-    options: v.extra.map { "\($0.name)=\($0.value)" }.joined(separator: ","), size: size, frames: frames, bytes: 0,
-    psnr: 0, ssim: 0, jumps: 0, worstExcess: 0, worstStep: 0, seamExcess: 0, seamRank: 0, seamRatio: 0,
-    bandError: 0, encodeSeconds: 0)
-  m.tuningOptions = tuningOptions(v)
-  return m.key
+  LoopMeasure.key(name, v.label, v.effectiveCRF, v.tuning, v.extraText, v.tuningText, size, frames)
 }
 
 /// Writes the rows, in the order of `loopCases` and then of the codecs, as Markdown and JSON.

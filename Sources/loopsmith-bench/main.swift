@@ -247,7 +247,7 @@ func kernelCeiling(threads: Int, rounds: Int = 5, seconds: Double = 0.12) -> (
     }
     /// Draws the tile `count` times; returns this thread's CPU seconds meanwhile.
     func draw(_ count: Int) -> Double {
-      let c0 = threadCPU()
+      let c0 = RenderThreadProfile.threadCPUSeconds()
       for _ in 0..<count {
         surface.clear()
         var context = surface.context()
@@ -257,13 +257,8 @@ func kernelCeiling(threads: Int, rounds: Int = 5, seconds: Double = 0.12) -> (
         context.fill(discs: discs)
         surface.finish()
       }
-      return threadCPU() - c0
+      return RenderThreadProfile.threadCPUSeconds() - c0
     }
-  }
-  func threadCPU() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
   }
   let tiles = (0..<threads).map { _ in Tile() }
   // Calibrate: tiles a round, so one thread takes about `seconds`.
@@ -795,11 +790,12 @@ for r in rows {
 }
 var verdictText = "targets (each a benchmark figure of this run; docs/PERFORMANCE.md):"
 if cores >= 2 {
-  verdictText += String(
-    format:
-      "\n  (thread scaling: the machine's own ceiling, a shading loop on L1 tiles of each thread's own, is %.2fx at the start of the run, %.2f-%.2f over the scenes%@)",
-    machineCeiling.ratio, rows.map(\.ceiling).min() ?? 0, rows.map(\.ceiling).max() ?? 0,
-    machineCeiling.ratio < 1.85 ? "; below 1.85, so no scene can meet the target on this machine now" : "")
+  verdictText +=
+    String(
+      format:
+        "\n  (thread scaling: the machine's own ceiling, a shading loop on L1 tiles of each thread's own, is %.2fx at the start of the run, %.2f-%.2f over the scenes",
+      machineCeiling.ratio, rows.map(\.ceiling).min() ?? 0, rows.map(\.ceiling).max() ?? 0)
+    + (machineCeiling.ratio < 1.85 ? "; below 1.85, so no scene can meet the target on this machine now)" : ")")
 }
 for v in verdicts {
   let comparison = v.atMost ? "<=" : ">="

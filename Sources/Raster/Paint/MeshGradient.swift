@@ -77,7 +77,8 @@ public struct MeshGradient: Sendable {
 
   /// What evaluating patch `(i, j)` reads, gathered once: its four edges' controls, corners,
   /// corner colors and their derivatives. A tessellation evaluates a patch at a thousand places
-  /// or more; gathering once per place converted twenty colors to premultiplied pixels each time.
+  /// or more; gathered at every place, they cost four Bézier edges and twenty colors converted to
+  /// premultiplied pixels each time.
   struct Patch {
     let top: (Point, Point, Point, Point), bottom: (Point, Point, Point, Point)
     let left: (Point, Point, Point, Point), right: (Point, Point, Point, Point)
