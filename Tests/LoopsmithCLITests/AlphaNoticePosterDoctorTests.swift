@@ -139,7 +139,7 @@ import _TestSupport
     let pipe = Pipe()
     p.standardOutput = pipe
     try p.run()
-    let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let out = String(decoding: readToEnd(pipe.fileHandleForReading), as: UTF8.self)
     p.waitUntilExit()
     return out.trimmingCharacters(in: .whitespacesAndNewlines)
   }

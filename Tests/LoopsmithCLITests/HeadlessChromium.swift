@@ -41,7 +41,7 @@ enum HeadlessChromium {
     let done = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var output = Data()
     DispatchQueue.global().async {
-      output = pipe.fileHandleForReading.readDataToEndOfFile()
+      output = readToEnd(pipe.fileHandleForReading)
       done.signal()
     }
     if done.wait(timeout: .now() + timeout) == .timedOut {

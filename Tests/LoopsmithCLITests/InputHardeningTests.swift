@@ -32,7 +32,7 @@ import _TestSupport
       kill(pid, SIGKILL)
     }
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
-    let data = err.fileHandleForReading.readDataToEndOfFile()
+    let data = readToEnd(err.fileHandleForReading)
     process.waitUntilExit()
     watchdog.cancel()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self), timedOut.value)

@@ -54,7 +54,7 @@ import _TestSupport
     p.standardOutput = out
     p.standardError = FileHandle.nullDevice
     try p.run()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let text = String(decoding: readToEnd(out.fileHandleForReading), as: UTF8.self)
     p.waitUntilExit()
     #expect(p.terminationStatus == 0)
     #expect(text.contains("\"effect\" : \"voice-orb\""), "\(text)")

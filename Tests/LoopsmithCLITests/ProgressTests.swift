@@ -82,7 +82,7 @@ import _TestSupport
     p.standardOutput = out
     p.standardInput = FileHandle.nullDevice
     try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
+    let data = readToEnd(out.fileHandleForReading)
     p.waitUntilExit()
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
   }
@@ -102,7 +102,7 @@ import _TestSupport
     defer { try? keys.fileHandleForWriting.close() }
     var data = Data()
     var typed = false
-    while case let chunk = out.fileHandleForReading.availableData, !chunk.isEmpty {
+    while let chunk = readSome(out.fileHandleForReading), !chunk.isEmpty {
       data.append(chunk)
       if !typed, String(decoding: data, as: UTF8.self).contains(marker) {
         keys.fileHandleForWriting.write(Data([0x03]))

@@ -355,10 +355,10 @@ import _TestSupport
     let group = DispatchGroup()
     group.enter()
     DispatchQueue.global().async {
-      errBox.data = err.fileHandleForReading.readDataToEndOfFile()
+      errBox.data = readToEnd(err.fileHandleForReading)
       group.leave()
     }
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let outData = readToEnd(out.fileHandleForReading)
     group.wait()
     let errData = errBox.data
     process.waitUntilExit()

@@ -434,7 +434,7 @@ import _TestSupport
     usleep(300_000)
     let sent = Date()
     kill(process.processIdentifier, signal)
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    let errData = readToEnd(err.fileHandleForReading)
     process.waitUntilExit()
     let took = Date().timeIntervalSince(sent)
     #expect(process.terminationReason == .exit)
@@ -496,8 +496,8 @@ import _TestSupport
     process.standardOutput = out
     process.standardError = err
     do { try process.run() } catch { return Finished(status: -1, stdout: "", stderr: "\(error)") }
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
+    let o = readToEnd(out.fileHandleForReading)
+    let e = readToEnd(err.fileHandleForReading)
     process.waitUntilExit()
     return Finished(
       status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),

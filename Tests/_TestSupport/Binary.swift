@@ -34,8 +34,8 @@ public func runLoopsmith(
   process.standardError = err
   try process.run()
   // Read both pipes before waiting, so a chatty process cannot fill one and block.
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  let errData = err.fileHandleForReading.readDataToEndOfFile()
+  let outData = readToEnd(out.fileHandleForReading)
+  let errData = readToEnd(err.fileHandleForReading)
   process.waitUntilExit()
   return RunResult(
     status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
