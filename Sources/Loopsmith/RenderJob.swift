@@ -405,6 +405,7 @@ extension RenderRequest {
       if let limits, format.isAnimated, let problem = limits.problem(with: s) {
         throw InputError("--platform \(limits.name): \(path): Telegram \(problem)")
       }
+      s.loops = transition == nil  // a transition clip has no seam to hide
       s.comment = PresetTag.text(for: self)  // what `check` re-renders the file from
       do { try s.validate() } catch let e as VideoError { throw InputError("-o \(path): \(e)") }
       return s

@@ -44,6 +44,10 @@ public struct OutputSettings: Sendable {
   /// Whether the codec's loop tuning (`VideoCodec.loopTuning`) is applied; off only to measure
   /// what it costs and buys (bench, loop-report).
   public var loopTuning = true
+  /// Whether the file's last frame leads back to its first: true for a loop, false for a clip that
+  /// does not (a transition). A clip gets no seam zones and no loop-closing encode, which would
+  /// spend bytes and time on a seam nobody sees (docs/ENCODING.md, Seams).
+  public var loops = true
   /// Encoder options after the codec's own and its loop tuning, for measurements: AVOptions, or
   /// `name=value` pairs joining the x264, x265 or SVT-AV1 parameter string.
   public var extraCodecOptions: [CodecOption] = []
@@ -53,9 +57,10 @@ public struct OutputSettings: Sendable {
     (loopTuning ? codec.loopTuning(alpha: carriesAlpha) : []) + extraCodecOptions
   }
   /// Frames of the loop's start the encoder gets again after its end (their packets dropped):
-  /// `VideoCodec.loopClosingFrames` for a whole loop in one GOP with the loop tuning on, else 0.
+  /// `VideoCodec.loopClosingFrames` for a whole loop (not a clip, `loops`) in one GOP with the loop
+  /// tuning on, else 0.
   public var loopClosingFrames: Int {
-    guard loopTuning, segment == nil, Encoder.gopSize(frameCount) == frameCount else { return 0 }
+    guard loopTuning, loops, segment == nil, Encoder.gopSize(frameCount) == frameCount else { return 0 }
     return codec.loopClosingFrames
   }
   /// The container's `comment` (MP4/MOV, Matroska): the loopsmith-preset tag `check` re-renders from.

@@ -3,6 +3,8 @@ import Foundation
 import Raster
 import Testing
 import Timing
+import Video
+import _TestSupport
 
 @testable import Loopsmith
 
@@ -105,6 +107,29 @@ func largestStep(_ a: Image, _ b: Image) -> Float {
       _ = try clipJob(effect, transition, duration: duration)
     } throws: { error in
       "\(error)".contains(message)
+    }
+  }
+
+  /// A clip does not loop, so it gets no seam work: x264's seam zones (written into the file's
+  /// SEI with the rest of its options) and AV1's loop-closing encode are for loops only.
+  @Test func aClipGetsNoSeamZonesOrLoopClosingEncode() throws {
+    let dir = TemporaryDirectory()
+    var clip = RenderRequest()
+    (clip.effect, clip.size, clip.scale, clip.fps, clip.threads) = ("weather", (64, 112), 0.2, 4, 1)
+    clip.transition = "rain:snow"
+    var loop = clip
+    loop.transition = nil
+    try loop.setParameter("weather", to: "rain")
+    for (request, name, loops) in [(clip, "clip.mp4", false), (loop, "loop.mp4", true)] {
+      var r = request
+      r.outputs = [dir.path(name)]
+      #expect(try r.job().outputs[0].loops == loops, "\(name)")
+      r.codec = "av1"
+      #expect(try r.job().outputs[0].loopClosingFrames == (loops ? 16 : 0), "\(name) in AV1")
+      try Renderer.render(request, to: dir.path(name))
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.path(name)))
+      let options = try #require(String(decoding: bytes, as: UTF8.self).range(of: "x264 - core"), "\(name)")
+      #expect(String(decoding: bytes, as: UTF8.self)[options.lowerBound...].prefix(2000).contains("zones=") == loops, "\(name)")
     }
   }
 }

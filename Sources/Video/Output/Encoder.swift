@@ -223,9 +223,10 @@ final class Encoder {
       // Seamless loops and Determinism).
       let lookahead = max(1, threads / 4)
       let pixels = settings.width * settings.height
-      let zones =
-        (settings.segment.map { Self.seamZones(segment: $0, pixels: pixels) }
-        ?? Self.seamZones(frameCount: settings.frameCount, pixels: pixels)).map { ":zones=" + $0 } ?? ""
+      let seam =
+        settings.segment.map { Self.seamZones(segment: $0, pixels: pixels) }
+        ?? Self.seamZones(frameCount: settings.frameCount, pixels: pixels)
+      let zones = settings.loops ? seam.map { ":zones=" + $0 } ?? "" : ""
       options.set(
         "x264-params",
         "scenecut=0:keyint=\(gopSize):min-keyint=\(gopSize):threads=\(threads):lookahead-threads=\(lookahead):cpu-independent=1:aq-mode=3\(zones)"
@@ -241,9 +242,9 @@ final class Encoder {
       // rows (wavefront) over the threads.
       let frameThreads = 1
       // The seam zones (docs/ENCODING.md, Seams) belong to the loop tuning: `loopTuning = false`
-      // leaves them out, to measure against.
+      // leaves them out, to measure against, and a clip that does not loop has no seam.
       var zones = ""
-      if settings.loopTuning,
+      if settings.loopTuning, settings.loops,
         let z = settings.segment.map({ Self.seamZones(segment: $0, codec: .hevc, pixels: 0) })
           ?? Self.hevcSeamZones(frameCount: settings.frameCount)
       {
