@@ -118,8 +118,8 @@ bench: deps $(if $(filter 0,$(BENCH_SKIA)),,bench-setup)
 	@if [ "$(CPU)" != x86-64 ]; then $(MAKE) --no-print-directory check-cpu; fi
 
 ## loop-report: a benchmark, not a test: every default loop (each effect, weather and voice state)
-## through H.264, HEVC, VP9 (and VP9 with alpha) and AV1 at LOOP_REPORT_SIZE (default 540x960; the full
-## 1080x1920 takes hours on 2 cores), measured against its lossless frames: temporal jumps per 16x16
+## through H.264, HEVC, VP9 (and VP9 with alpha) and AV1 at LOOP_REPORT_SIZE (default 540x960; `default`
+## is each loop at its effect's own default size, 1080x1920 for most: hours on 2 cores), measured against its lossless frames: temporal jumps per 16x16
 ## block, the seam, bytes, PSNR, SSIM, banding against the float picture. Writes bench/loop-report.md
 ## and .json. LOOP_REPORT_ONLY, LOOP_REPORT_CODECS, LOOP_REPORT_TUNING=on|off|both, LOOP_REPORT_QUALITY,
 ## LOOP_REPORT_OPTIONS, LOOP_REPORT_FRAMES (the first N frames, for quality sweeps), LOOP_REPORT_RESUME=1 (keep the

@@ -15,7 +15,8 @@
 // (`BandingMeasure`; docs/ENCODING.md, Quality levels): the largest local (8x8) mean error and the
 // largest rise of the float picture under one run of equal decoded codes ("flat").
 //
-// LOOP_REPORT_SIZE=WxH (default 540x960), LOOP_REPORT_ONLY=name,name (cases), LOOP_REPORT_CODECS
+// LOOP_REPORT_SIZE=WxH (default 540x960; "default" renders each loop at its effect's own default
+// size: 1080x1920 for most, 288x288 for the loader, 1200x1200 for the voice orb), LOOP_REPORT_ONLY=name,name (cases), LOOP_REPORT_CODECS
 // (default h264,hevc,vp9,vp9a,av1; vp9a is VP9 with alpha, for transparent effects only),
 // LOOP_REPORT_TUNING=on|off|both (the codecs' loop tuning, default on), LOOP_REPORT_QUALITY=a list
 // of crf values or level names (default: the codec's default), LOOP_REPORT_OPTIONS=
@@ -523,11 +524,12 @@ func runLoopReport() throws {
   let env = ProcessInfo.processInfo.environment
   let sizeText = env["LOOP_REPORT_SIZE"] ?? "540x960"
   let parts = sizeText.lowercased().split(separator: "x").compactMap { Int($0) }
-  guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
-    FileHandle.standardError.write(Data("LOOP_REPORT_SIZE '\(sizeText)': expected WxH, like 540x960\n".utf8))
+  let defaultSizes = sizeText == "default"
+  guard defaultSizes || (parts.count == 2 && parts[0] > 0 && parts[1] > 0) else {
+    FileHandle.standardError.write(
+      Data("LOOP_REPORT_SIZE '\(sizeText)': expected WxH, like 540x960, or default\n".utf8))
     exit(2)
   }
-  let (width, height) = (parts[0], parts[1])
   let only = env["LOOP_REPORT_ONLY"].map { $0.split(separator: ",").map(String.init) }
   let outPrefix = env["LOOP_REPORT_OUT"] ?? "bench/loop-report"
   let frameCap = env["LOOP_REPORT_FRAMES"].flatMap { Int($0) }.map { max(2, $0) }
@@ -545,7 +547,7 @@ func runLoopReport() throws {
       print("loop-report: nothing to resume in \(outPrefix).json (missing, or written by an older report)")
     }
   }
-  print("loop-report at \(width)x\(height): jumps = steps where a 16x16 block changes > 1.5 x the source + 1 code")
+  print("loop-report at \(defaultSizes ? "each loop's default size" : sizeText): jumps = steps where a 16x16 block changes > 1.5 x the source + 1 code")
   print(
     "case                      codec tune crf     bytes   PSNR   SSIM  jumps/steps  worst@step  seam(rank)  seam/median  band"
       + "  mean  flat  flat‰ (source: mean flat flat‰) visually-lossless"
@@ -554,11 +556,12 @@ func runLoopReport() throws {
     var request = RenderRequest()
     request.effect = c.effect
     for (k, v) in c.parameters { try request.setParameter(k, to: v) }
-    request.size = (width, height)
+    if !defaultSizes { request.size = (parts[0], parts[1]) }
     request.encoderThreads = RenderSetting.defaultEncoderThreads
     let reference = work + "/reference.y4m"
     request.outputs = [reference]
     let job = try request.job()
+    let (width, height) = (job.width, job.height)
     let transparent = type(of: job.makeEffect()).info.isTransparent
     let frameCount = min(job.frameCount, frameCap ?? job.frameCount)
     let done = Set(results.map(\.key))
@@ -656,10 +659,10 @@ func runLoopReport() throws {
           + "  check: " + checkText(m) + (m.options.isEmpty ? "" : "  " + m.options))
       fflush(stdout)
       try? FileManager.default.removeItem(atPath: path)
-      try writeLoopReport(results, prefix: outPrefix, sizeText: sizeText, width: width, height: height)
+      try writeLoopReport(results, prefix: outPrefix, sizeText: sizeText)
     }
   }
-  try writeLoopReport(results, prefix: outPrefix, sizeText: sizeText, width: width, height: height)
+  try writeLoopReport(results, prefix: outPrefix, sizeText: sizeText)
   print("loop-report: wrote \(outPrefix).md and \(outPrefix).json")
 }
 
@@ -669,9 +672,7 @@ func identity(_ name: String, _ v: LoopVariant, size: String, frames: Int) -> St
 }
 
 /// Writes the rows, in the order of `loopCases` and then of the codecs, as Markdown and JSON.
-func writeLoopReport(_ rows: [LoopMeasure], prefix outPrefix: String, sizeText: String, width: Int, height: Int)
-  throws
-{
+func writeLoopReport(_ rows: [LoopMeasure], prefix outPrefix: String, sizeText: String) throws {
   let caseOrder = Dictionary(loopCases.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
   let codecOrder = ["h264": 0, "hevc": 1, "vp9": 2, "vp9a": 3, "av1": 4]
   let results = rows.enumerated().sorted { a, b in
@@ -680,16 +681,16 @@ func writeLoopReport(_ rows: [LoopMeasure], prefix outPrefix: String, sizeText: 
     return ka < kb
   }.map(\.element)
   // The table as Markdown, and every figure as JSON.
-  var md = "# Loop report at \(width)x\(height)\n\n"
+  var md = "# Loop report at \(sizeText == "default" ? "each loop's default size" : sizeText)\n\n"
   md +=
     "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes against the lossless frames. Banding against the float picture (dark, slow gradients; docs/ENCODING.md, Quality levels): *mean* is the largest 8x8 local mean error in codes, *flat* the largest rise of the float picture under one run of equal decoded codes, *flat‰* the per-mille of dark smooth pixels in runs rising by more than \(BandingMeasure.flatLimit) codes; *VL* (visually lossless) is mean <= \(BandingMeasure.meanLimit) and flat‰ <= \(BandingMeasure.permilleLimit); the lossless source's figures are in brackets. *check* is `check --against`'s verdict on the file's motion and seam: `pass`, or `FAIL` and how many steps jump (a step's largest 16x16 block mean absolute difference, any plane, above 1.5 x the float source's + 1 code; or a seam out of line with the other steps), then the seam's and the worst step's block change, file/source.\n\n"
   md +=
-    "| loop | codec | tuning | crf | bytes | PSNR dB | SSIM | jumps/steps | worst | seam (rank) | band "
+    "| loop | size | codec | tuning | crf | bytes | PSNR dB | SSIM | jumps/steps | worst | seam (rank) | band "
     + "| mean | flat | flat‰ | VL | check |\n"
-  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
   for m in results {
     md +=
-      "| \(m.caseName) | \(m.codec) | \(m.tuning ? "on" : "off") | \(m.crf) | \(m.bytes) | "
+      "| \(m.caseName) | \(m.size) | \(m.codec) | \(m.tuning ? "on" : "off") | \(m.crf) | \(m.bytes) | "
       + String(
         format: "%.2f | %.4f | %d/%d | %.2f | %.2f (%d) | %.2f | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | ",
         m.psnr, m.ssim, m.jumps, m.frames, m.worstExcess, m.seamExcess, m.seamRank, m.bandError, m.bandMean,
