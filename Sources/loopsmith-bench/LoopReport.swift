@@ -16,7 +16,8 @@
 // largest rise of the float picture under one run of equal decoded codes ("flat").
 //
 // LOOP_REPORT_SIZE=WxH (default 540x960; "default" renders each loop at its effect's own default
-// size: 1080x1920 for most, 288x288 for the loader, 1200x1200 for the voice orb), LOOP_REPORT_ONLY=name,name (cases), LOOP_REPORT_CODECS
+// size: 1080x1920 for most, 288x288 for the loader, 1200x1200 for the voice orb),
+// LOOP_REPORT_ONLY=name,name (cases), LOOP_REPORT_CODECS
 // (default h264,hevc,vp9,vp9a,av1; vp9a is VP9 with alpha, for transparent effects only),
 // LOOP_REPORT_TUNING=on|off|both (the codecs' loop tuning, default on), LOOP_REPORT_QUALITY=a list
 // of crf values or level names (default: the codec's default), LOOP_REPORT_OPTIONS=
@@ -547,7 +548,9 @@ func runLoopReport() throws {
       print("loop-report: nothing to resume in \(outPrefix).json (missing, or written by an older report)")
     }
   }
-  print("loop-report at \(defaultSizes ? "each loop's default size" : sizeText): jumps = steps where a 16x16 block changes > 1.5 x the source + 1 code")
+  print(
+    "loop-report at \(defaultSizes ? "each loop's default size" : sizeText): "
+      + "jumps = steps where a 16x16 block changes > 1.5 x the source + 1 code")
   print(
     "case                      codec tune crf     bytes   PSNR   SSIM  jumps/steps  worst@step  seam(rank)  seam/median  band"
       + "  mean  flat  flat‰ (source: mean flat flat‰) visually-lossless"
