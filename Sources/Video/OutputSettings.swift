@@ -56,11 +56,14 @@ public struct OutputSettings: Sendable {
   var codecOptions: [CodecOption] {
     (loopTuning ? codec.loopTuning(alpha: carriesAlpha) : []) + extraCodecOptions
   }
+  /// Whether the loop tuning's seam work applies: x265's seam zones and AV1's loop-closing encode,
+  /// for a loop with the tuning on. x264's zones predate the tuning and need only `loops`
+  /// (docs/ENCODING.md, Seams and Loop tuning).
+  var tunesSeam: Bool { loopTuning && loops }
   /// Frames of the loop's start the encoder gets again after its end (their packets dropped):
-  /// `VideoCodec.loopClosingFrames` for a whole loop (not a clip, `loops`) in one GOP with the loop
-  /// tuning on, else 0.
+  /// `VideoCodec.loopClosingFrames` for a whole loop in one GOP when `tunesSeam`, else 0.
   public var loopClosingFrames: Int {
-    guard loopTuning, loops, segment == nil, Encoder.gopSize(frameCount) == frameCount else { return 0 }
+    guard tunesSeam, segment == nil, Encoder.gopSize(frameCount) == frameCount else { return 0 }
     return codec.loopClosingFrames
   }
   /// The container's `comment` (MP4/MOV, Matroska): the loopsmith-preset tag `check` re-renders from.

@@ -136,6 +136,8 @@ struct LoopMeasure: Codable {
   var checkWorstSource: Double = 0
   /// The loop tuning's encoder options when tuning is on (part of what identifies a row on resume).
   var tuningOptions: String = ""
+  /// With LOOP_REPORT_TAIL=1, the coding noise in `check`'s blocks (`NoiseTail`).
+  var tail: NoiseTail.Summary?
 
   /// What identifies the file this row measured, for LOOP_REPORT_RESUME.
   var key: String {
@@ -172,6 +174,68 @@ struct StepRecorder {
   var closed: [Double] {
     guard let first, !steps.isEmpty else { return steps }
     return steps + [LocalChange.step(previous, first)]
+  }
+}
+
+/// How coding noise fills `check`'s 16x16 blocks (LOOP_REPORT_TAIL=1): per step, the Y blocks
+/// whose source (the lossless reference) changes by under `quiet` codes, where every change in the
+/// file is the encoder's. Their count, mean, deviation and largest say how the largest block (the
+/// step `check` compares) rises above the noise's mean as a picture holds more blocks: for
+/// independent blocks the largest of N sits about sqrt(2 ln N) deviations above the mean.
+struct NoiseTail {
+  static let quiet = 0.25
+  struct Summary: Codable {
+    /// Medians over the steps: quiet blocks, their mean, deviation and largest change, and
+    /// (largest - mean) / deviation.
+    var blocks: Double
+    var mean: Double
+    var deviation: Double
+    var largest: Double
+    var z: Double
+    /// The 90th percentile over the steps of the largest quiet block, and the largest of all.
+    var largest90: Double
+    var largestAll: Double
+    /// The steps measured (those with 16 or more quiet blocks).
+    var steps: Int
+  }
+  private var file: (LocalChange.Planes, LocalChange.Planes)
+  private var source: (LocalChange.Planes, LocalChange.Planes)
+  private var started = false
+  private var rows: [(n: Double, mean: Double, sd: Double, max: Double)] = []
+
+  init(width: Int, height: Int) {
+    let empty = LocalChange.Planes(width: width, height: height, alpha: false)
+    (file, source) = ((empty, empty), (empty, empty))
+  }
+
+  mutating func add(file image: Image, source reference: Image) {
+    LocalChange.fill(&file.1, from: image)
+    LocalChange.fill(&source.1, from: reference)
+    if started {
+      let f = LocalChange.blockChanges(file.0, file.1)[0]
+      let r = LocalChange.blockChanges(source.0, source.1)[0]
+      let quiet = f.indices.filter { r[$0] < Self.quiet }.map { f[$0] }
+      if quiet.count >= 16 {
+        let mean = quiet.reduce(0, +) / Double(quiet.count)
+        let sd = (quiet.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(quiet.count - 1)).squareRoot()
+        rows.append((Double(quiet.count), mean, sd, quiet.max() ?? 0))
+      }
+    }
+    started = true
+    swap(&file.0, &file.1)
+    swap(&source.0, &source.1)
+  }
+
+  var summary: Summary? {
+    guard !rows.isEmpty else { return nil }
+    func quantile(_ v: [Double], _ q: Double) -> Double { v.sorted()[min(v.count - 1, Int(q * Double(v.count)))] }
+    func median(_ v: [Double]) -> Double { quantile(v, 0.5) }
+    let z = rows.map { $0.sd > 0 ? ($0.max - $0.mean) / $0.sd : 0 }
+    return Summary(
+      blocks: median(rows.map(\.n)), mean: median(rows.map(\.mean)), deviation: median(rows.map(\.sd)),
+      largest: median(rows.map(\.max)), z: median(z),
+      largest90: quantile(rows.map(\.max), 0.9), largestAll: rows.map(\.max).max() ?? 0,
+      steps: rows.count)
   }
 }
 
@@ -399,6 +463,7 @@ func measureLoop(
   // The reference is ours: a full-size Y4M of a long loop (clear day's 3600 frames) is 11 GB.
   let r = try VideoReader(path: reference, keepAlpha: false, limit: 1 << 40)
   var checkSteps = StepRecorder(width: width, height: height, alpha: f.info.carriesAlpha)
+  var tail = ProcessInfo.processInfo.environment["LOOP_REPORT_TAIL"] == "1" ? NoiseTail(width: width, height: height) : nil
   var first: (f: [UInt8], r: [UInt8])? = nil
   var previous: (f: [UInt8], r: [UInt8])? = nil
   var steps: [(excess: Double, fileMax: Float)] = []
@@ -422,6 +487,7 @@ func measureLoop(
   while let fi = try f.nextFrame() {
     guard let ri = try r.nextFrame() else { break }
     checkSteps.add(fi)
+    tail?.add(file: fi, source: ri)
     let codes = (f: rgbCodes(fi), r: rgbCodes(ri))
     for i in 0..<codes.f.count {
       let d = Double(Int(codes.f[i]) - Int(codes.r[i]))
@@ -458,6 +524,7 @@ func measureLoop(
   (m.sourceBandMean, m.sourceBandFlat, m.sourceBandFlatPermille) =
     (sourceBanding.mean, sourceBanding.flat, sourceBanding.permille)
   m.bandPasses = banding.passes
+  m.tail = tail?.summary
   let fileSteps = checkSteps.closed
   if fileSteps.count == sourceSteps.count, !fileSteps.isEmpty {
     let jumps = Fidelity.jumps(file: fileSteps, source: sourceSteps)
@@ -527,8 +594,7 @@ func runLoopReport() throws {
   let parts = sizeText.lowercased().split(separator: "x").compactMap { Int($0) }
   let defaultSizes = sizeText == "default"
   guard defaultSizes || (parts.count == 2 && parts[0] > 0 && parts[1] > 0) else {
-    FileHandle.standardError.write(
-      Data("LOOP_REPORT_SIZE '\(sizeText)': expected WxH, like 540x960, or default\n".utf8))
+    log("LOOP_REPORT_SIZE '\(sizeText)': expected WxH, like 540x960, or default")
     exit(2)
   }
   let only = env["LOOP_REPORT_ONLY"].map { $0.split(separator: ",").map(String.init) }
@@ -549,7 +615,7 @@ func runLoopReport() throws {
     }
   }
   print(
-    "loop-report at \(defaultSizes ? "each loop's default size" : sizeText): "
+    "loop-report at \(sizeHeading(sizeText)): "
       + "jumps = steps where a 16x16 block changes > 1.5 x the source + 1 code")
   print(
     "case                      codec tune crf     bytes   PSNR   SSIM  jumps/steps  worst@step  seam(rank)  seam/median  band"
@@ -659,7 +725,13 @@ func runLoopReport() throws {
           + String(
             format: " %5.2f %5.2f %5.2f (%5.2f %5.2f %5.2f) ", m.bandMean, m.bandFlat, m.bandFlatPermille,
             m.sourceBandMean, m.sourceBandFlat, m.sourceBandFlatPermille) + (m.bandPasses ? "yes" : "no")
-          + "  check: " + checkText(m) + (m.options.isEmpty ? "" : "  " + m.options))
+          + "  check: " + checkText(m) + (m.options.isEmpty ? "" : "  " + m.options)
+          + (m.tail.map {
+            String(
+              format: "  tail: %.0f quiet blocks, mean %.3f sd %.3f largest %.3f (z %.2f, sqrt(2 ln N) %.2f), p90 %.3f, max %.3f",
+              $0.blocks, $0.mean, $0.deviation, $0.largest, $0.z, (2 * log($0.blocks)).squareRoot(), $0.largest90,
+              $0.largestAll)
+          } ?? ""))
       fflush(stdout)
       try? FileManager.default.removeItem(atPath: path)
       try writeLoopReport(results, prefix: outPrefix, sizeText: sizeText)
@@ -675,6 +747,11 @@ func identity(_ name: String, _ v: LoopVariant, size: String, frames: Int) -> St
 }
 
 /// Writes the rows, in the order of `loopCases` and then of the codecs, as Markdown and JSON.
+/// What LOOP_REPORT_SIZE says in words: a size, or each loop's own.
+func sizeHeading(_ sizeText: String) -> String {
+  sizeText == "default" ? "each loop's default size" : sizeText
+}
+
 func writeLoopReport(_ rows: [LoopMeasure], prefix outPrefix: String, sizeText: String) throws {
   let caseOrder = Dictionary(loopCases.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
   let codecOrder = ["h264": 0, "hevc": 1, "vp9": 2, "vp9a": 3, "av1": 4]
@@ -684,7 +761,7 @@ func writeLoopReport(_ rows: [LoopMeasure], prefix outPrefix: String, sizeText: 
     return ka < kb
   }.map(\.element)
   // The table as Markdown, and every figure as JSON.
-  var md = "# Loop report at \(sizeText == "default" ? "each loop's default size" : sizeText)\n\n"
+  var md = "# Loop report at \(sizeHeading(sizeText))\n\n"
   md +=
     "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes against the lossless frames. Banding against the float picture (dark, slow gradients; docs/ENCODING.md, Quality levels): *mean* is the largest 8x8 local mean error in codes, *flat* the largest rise of the float picture under one run of equal decoded codes, *flat‰* the per-mille of dark smooth pixels in runs rising by more than \(BandingMeasure.flatLimit) codes; *VL* (visually lossless) is mean <= \(BandingMeasure.meanLimit) and flat‰ <= \(BandingMeasure.permilleLimit); the lossless source's figures are in brackets. *check* is `check --against`'s verdict on the file's motion and seam: `pass`, or `FAIL` and how many steps jump (a step's largest 16x16 block mean absolute difference, any plane, above 1.5 x the float source's + 1 code; or a seam out of line with the other steps), then the seam's and the worst step's block change, file/source.\n\n"
   md +=

@@ -80,7 +80,7 @@ if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "--loop-report"
   do {
     try runLoopReport()
   } catch {
-    FileHandle.standardError.write(Data("loop-report: \(error)\n".utf8))
+    log("loop-report: \(error)")
     exit(1)
   }
   exit(0)

@@ -206,6 +206,9 @@ func frame(_ job: RenderJob, _ index: Int) -> Image {
     #expect(finished.wait(timeout: .now() + 300) == .success)
     #expect(policy.error == nil, "\(policy.error ?? "")")
     #expect(policy.value == policy.before, "the rendering thread's policy went from \(policy.before) to \(policy.value)")
+    if geteuid() != 0 {
+      print("not root: SVT-AV1 could not have raised the thread's priority, so this check proves little here")
+    }
     if policy.before != SCHED_OTHER {
       print("the test thread could not be put on SCHED_OTHER (policy \(policy.before)); only the change was checked")
     }

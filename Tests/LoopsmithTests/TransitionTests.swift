@@ -127,9 +127,9 @@ func largestStep(_ a: Image, _ b: Image) -> Float {
       r.codec = "av1"
       #expect(try r.job().outputs[0].loopClosingFrames == (loops ? 16 : 0), "\(name) in AV1")
       try Renderer.render(request, to: dir.path(name))
-      let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.path(name)))
-      let options = try #require(String(decoding: bytes, as: UTF8.self).range(of: "x264 - core"), "\(name)")
-      #expect(String(decoding: bytes, as: UTF8.self)[options.lowerBound...].prefix(2000).contains("zones=") == loops, "\(name)")
+      let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: dir.path(name))), as: UTF8.self)
+      let options = try #require(text.range(of: "x264 - core"), "\(name)")
+      #expect(text[options.lowerBound...].prefix(2000).contains("zones=") == loops, "\(name)")
     }
   }
 }

@@ -6,7 +6,8 @@ import Foundation
   import Darwin
 #endif
 
-/// Reads `handle` to its end, retrying reads a signal interrupted.
+/// Reads `handle` to its end, retrying reads a signal interrupted. A read that fails otherwise
+/// ends the data there and says so on stderr, so a test missing output shows why.
 ///
 /// Foundation's `readDataToEndOfFile()` and `availableData` wrap their reads in `try!`: a read that
 /// a signal handler interrupts (EINTR) aborts the whole test process. In a suite that starts many
@@ -14,8 +15,15 @@ import Foundation
 /// "Interrupted system call" in FileHandle.swift.
 public func readToEnd(_ handle: FileHandle) -> Data {
   var data = Data()
-  while let chunk = readSome(handle), !chunk.isEmpty { data.append(chunk) }
-  return data
+  while true {
+    guard let chunk = readSome(handle) else {
+      let reason = String(cString: strerror(errno))
+      FileHandle.standardError.write(Data("readToEnd: descriptor \(handle.fileDescriptor): \(reason)\n".utf8))
+      return data
+    }
+    if chunk.isEmpty { return data }
+    data.append(chunk)
+  }
 }
 
 /// One read of up to 64 KiB from `handle`, retried on EINTR: empty at the end, nil on an error.

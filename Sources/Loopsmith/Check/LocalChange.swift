@@ -76,13 +76,19 @@ public enum LocalChange {
 
   /// Per plane, the largest block mean absolute difference between `a` and `b`.
   public static func largestBlockChange(_ a: Planes, _ b: Planes) -> [Double] {
+    blockChanges(a, b).map { $0.max() ?? 0 }
+  }
+
+  /// Per plane, every block's mean absolute difference between `a` and `b`, row by row.
+  public static func blockChanges(_ a: Planes, _ b: Planes) -> [[Double]] {
     precondition(a.width == b.width && a.height == b.height && a.names == b.names, "planes differ in shape")
     let (w, h) = (a.width, a.height)
     let columns = (w + block - 1) / block
     var sums = [Double](repeating: 0, count: columns)
-    var result: [Double] = []
+    var result: [[Double]] = []
     for p in a.data.indices {
-      var largest = 0.0
+      var blocks: [Double] = []
+      blocks.reserveCapacity(columns * ((h + block - 1) / block))
       a.data[p].withUnsafeBufferPointer { x in
         b.data[p].withUnsafeBufferPointer { y in
           var top = 0
@@ -101,13 +107,13 @@ public enum LocalChange {
             }
             for c in 0..<columns {
               let width = min(block, w - c * block)
-              largest = max(largest, sums[c] / Double(width * rows))
+              blocks.append(sums[c] / Double(width * rows))
             }
             top += block
           }
         }
       }
-      result.append(largest)
+      result.append(blocks)
     }
     return result
   }

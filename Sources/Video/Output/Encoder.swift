@@ -226,6 +226,7 @@ final class Encoder {
       let seam =
         settings.segment.map { Self.seamZones(segment: $0, pixels: pixels) }
         ?? Self.seamZones(frameCount: settings.frameCount, pixels: pixels)
+      // Not part of the loop tuning (`tunesSeam`): the "off" rows of docs/ENCODING.md keep them.
       let zones = settings.loops ? seam.map { ":zones=" + $0 } ?? "" : ""
       options.set(
         "x264-params",
@@ -244,7 +245,7 @@ final class Encoder {
       // The seam zones (docs/ENCODING.md, Seams) belong to the loop tuning: `loopTuning = false`
       // leaves them out, to measure against, and a clip that does not loop has no seam.
       var zones = ""
-      if settings.loopTuning, settings.loops,
+      if settings.tunesSeam,
         let z = settings.segment.map({ Self.seamZones(segment: $0, codec: .hevc, pixels: 0) })
           ?? Self.hevcSeamZones(frameCount: settings.frameCount)
       {
