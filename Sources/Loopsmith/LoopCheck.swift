@@ -37,6 +37,8 @@ public struct LoopCheck: Sendable {
     /// The source's steps, as `steps`; empty when it could not be compared.
     public var sourceSteps: [Double]
     public var jumps: [FidelityJump]
+    /// The slack the steps were judged with (`Fidelity.slack(blocks:)`), in codes.
+    public var slack: Double
   }
 
   /// Where `run` takes the lossless source from.
@@ -169,12 +171,14 @@ public struct LoopCheck: Sendable {
     var comparison: Against?
     if source != nil, next == nil, let sourceFirst, sourceSteps.count == steps.count - 1 {
       sourceSteps.append(LocalChange.step(sourcePrevious, sourceFirst))
-      let jumps = Fidelity.jumps(file: steps, source: sourceSteps)
-      comparison = Against(source: sourceLabel, sourceSteps: sourceSteps, jumps: jumps)
+      let blocks = LocalChange.blocks(width: info.width, height: info.height)
+      let jumps = Fidelity.jumps(file: steps, source: sourceSteps, blocks: blocks)
+      let slack = Fidelity.slack(blocks: blocks)
+      comparison = Against(source: sourceLabel, sourceSteps: sourceSteps, jumps: jumps, slack: slack)
       let counted = explicit ? jumps : jumps.filter(\.isSeam)
       if !counted.isEmpty {
         failures.append(
-          "\(counted.count) of \(steps.count) steps jump beyond the source's motion (file > \(Fidelity.factor) x source + \(Int(Fidelity.slack)) code), against \(sourceLabel): "
+          "\(counted.count) of \(steps.count) steps jump beyond the source's motion (file > \(Fidelity.factor) x source + \(String(format: "%.2f", slack)) codes), against \(sourceLabel): "
             + describe(counted, frames: count))
       }
       let others = jumps.filter { !$0.isSeam }

@@ -125,8 +125,9 @@ enum CheckCommand {
     if let a = report.against {
       let worst = zip(report.steps, a.sourceSteps).map { $0 - $1 }.max() ?? 0
       out += String(
-        format: "  against %@: %d of %d steps jump beyond the source's motion; the largest excess %.2f codes\n",
-        a.source, a.jumps.count, report.steps.count, worst)
+        format:
+          "  against %@: %d of %d steps jump beyond the source's motion (1.5 x its step + %.2f codes); the largest excess %.2f codes\n",
+        a.source, a.jumps.count, report.steps.count, a.slack, worst)
     }
     if let audio = report.audio, let s = audio.seamSteps.max(), let n = audio.neighbourSteps.max() {
       out += String(format: "  audio seam step %.4f against neighbouring steps up to %.4f\n", s, n)
@@ -157,7 +158,7 @@ enum CheckCommand {
     if let a = report.against {
       value["against"] =
         [
-          "source": a.source, "sourceSteps": a.sourceSteps.map(r),
+          "source": a.source, "sourceSteps": a.sourceSteps.map(r), "slack": r(a.slack),
           "jumps": a.jumps.map { jump -> [String: Any] in
             [
               "step": jump.isSeam ? "seam" : "\(jump.index)->\(jump.index + 1)", "file": r(jump.file),

@@ -125,7 +125,7 @@ struct LoopMeasure: Codable {
   var bandPasses: Bool = false
   var encodeSeconds: Double
   /// `check --against`'s verdict on the file's motion and seam (see the top of this file): whether
-  /// it passes, how many steps jump beyond 1.5 x the source's step + 1 code, and the seam's and
+  /// it passes, how many steps jump beyond 1.5 x the source's step + the slack, and the seam's and
   /// the worst step's largest block change, file against source.
   var checkPasses: Bool = false
   var checkJumps: Int = 0
@@ -527,12 +527,13 @@ func measureLoop(
   m.tail = tail?.summary
   let fileSteps = checkSteps.closed
   if fileSteps.count == sourceSteps.count, !fileSteps.isEmpty {
-    let jumps = Fidelity.jumps(file: fileSteps, source: sourceSteps)
+    let blocks = LocalChange.blocks(width: width, height: height)
+    let jumps = Fidelity.jumps(file: fileSteps, source: sourceSteps, blocks: blocks)
     m.checkJumps = jumps.count
     m.checkPasses = jumps.isEmpty && SeamJudgement.judge(steps: fileSteps).passed
     (m.checkSeamFile, m.checkSeamSource) = (fileSteps.last ?? 0, sourceSteps.last ?? 0)
     // The worst step: the largest excess over the threshold (negative when none jumps).
-    let excess = fileSteps.indices.map { fileSteps[$0] - (Fidelity.factor * sourceSteps[$0] + Fidelity.slack) }
+    let excess = fileSteps.indices.map { fileSteps[$0] - (Fidelity.factor * sourceSteps[$0] + Fidelity.slack(blocks: blocks)) }
     let worst = excess.indices.max { excess[$0] < excess[$1] } ?? 0
     (m.checkWorstStep, m.checkWorstFile, m.checkWorstSource) = (worst + 1, fileSteps[worst], sourceSteps[worst])
   }
@@ -763,7 +764,7 @@ func writeLoopReport(_ rows: [LoopMeasure], prefix outPrefix: String, sizeText: 
   // The table as Markdown, and every figure as JSON.
   var md = "# Loop report at \(sizeHeading(sizeText))\n\n"
   md +=
-    "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes against the lossless frames. Banding against the float picture (dark, slow gradients; docs/ENCODING.md, Quality levels): *mean* is the largest 8x8 local mean error in codes, *flat* the largest rise of the float picture under one run of equal decoded codes, *flat‰* the per-mille of dark smooth pixels in runs rising by more than \(BandingMeasure.flatLimit) codes; *VL* (visually lossless) is mean <= \(BandingMeasure.meanLimit) and flat‰ <= \(BandingMeasure.permilleLimit); the lossless source's figures are in brackets. *check* is `check --against`'s verdict on the file's motion and seam: `pass`, or `FAIL` and how many steps jump (a step's largest 16x16 block mean absolute difference, any plane, above 1.5 x the float source's + 1 code; or a seam out of line with the other steps), then the seam's and the worst step's block change, file/source.\n\n"
+    "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes against the lossless frames. Banding against the float picture (dark, slow gradients; docs/ENCODING.md, Quality levels): *mean* is the largest 8x8 local mean error in codes, *flat* the largest rise of the float picture under one run of equal decoded codes, *flat‰* the per-mille of dark smooth pixels in runs rising by more than \(BandingMeasure.flatLimit) codes; *VL* (visually lossless) is mean <= \(BandingMeasure.meanLimit) and flat‰ <= \(BandingMeasure.permilleLimit); the lossless source's figures are in brackets. *check* is `check --against`'s verdict on the file's motion and seam: `pass`, or `FAIL` and how many steps jump (a step's largest 16x16 block mean absolute difference, any plane, above 1.5 x the float source's + a slack of 1 code at 64x112 that grows with the picture's blocks, `Fidelity.slack`; or a seam out of line with the other steps), then the seam's and the worst step's block change, file/source.\n\n"
   md +=
     "| loop | size | codec | tuning | crf | bytes | PSNR dB | SSIM | jumps/steps | worst | seam (rank) | band "
     + "| mean | flat | flat‰ | VL | check |\n"

@@ -21,16 +21,16 @@ import _TestSupport
 
   /// Writes the loader's frames in `order` (loop frame numbers) into `path` with the project's
   /// encoder, the file's comment set to `comment` (nil keeps the tag the job makes).
-  func write(_ path: String, order: (Int) -> Int, comment: String?? = .none) throws -> Int {
+  func write(_ path: String, order: (Int) -> Int, comment: String?? = .none, side: Int = 64) throws -> Int {
     var request = RenderRequest()
     request.effect = "blob-morph-loader"
-    (request.size, request.scale, request.fps, request.threads) = ((64, 64), 0.6, 4, 1)
+    (request.size, request.scale, request.fps, request.threads) = ((side, side), 0.6 * Double(side) / 64, 4, 1)
     request.outputs = [path]
     let job = try request.job()
     var settings = job.outputs[0]
     if case .some(let c) = comment { settings.comment = c }
     let writer = try VideoWriter(settings)
-    let surface = Surface(image: Image(width: 64, height: 64), scale: Float(job.scale))
+    let surface = Surface(image: Image(width: side, height: side), scale: Float(job.scale))
     let effect = job.makeEffect()
     for i in 0..<job.frameCount {
       RenderPipeline.draw(effect, job: job, frame: order(i), on: surface)
@@ -107,6 +107,26 @@ import _TestSupport
       toFile: preset, atomically: true, encoding: .utf8)
     let byPreset = try runLoopsmith(["check", out, "--against", preset])
     #expect(byPreset.status == 1 && byPreset.stdout.contains("jump beyond the source's motion"), "\(byPreset.stdout)")
+  }
+
+  /// At 256x256 (256 blocks a plane) the slack is 1.22 codes, not 1 (`Fidelity.slack`): coding
+  /// noise has more blocks to reach its largest in. A frame that jumps ahead still fails there.
+  @Test func aLargerPictureGetsMoreSlackAndStillFailsAJump() throws {
+    let dir = TemporaryDirectory()
+    let out = dir.path("jump.mp4")
+    let n = try write(out, order: { $0 == 50 ? 62 : $0 }, side: 256)
+    #expect(n == 116)
+    let given = try runLoopsmith(
+      ["check", out, "--against", "blob-morph-loader --size 256x256 --scale 2.4 --fps 4", "--json"])
+    #expect(given.status == 1, "\(given.stdout)")
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(given.stdout.utf8)) as? [String: Any])
+    let against = try #require((json["files"] as? [[String: Any]])?.first?["against"] as? [String: Any])
+    #expect(against["slack"] as? Double == 1.221, "\(against)")
+    let jumps = try #require(against["jumps"] as? [[String: Any]])
+    let steps = Set(jumps.compactMap { $0["step"] as? String })
+    #expect(steps.contains("49->50") && steps.contains("50->51") && !steps.contains("seam"), "\(jumps)")
+    let text = try runLoopsmith(["check", out, "--against", "blob-morph-loader --size 256x256 --scale 2.4 --fps 4"])
+    #expect(text.stdout.contains("(file > 1.5 x source + 1.22 codes)"), "\(text.stdout)")
   }
 
   @Test func theTagRoundTripsThroughMP4MOVAndWebMAndNotGIFOrAPNG() throws {

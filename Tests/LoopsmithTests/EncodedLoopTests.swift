@@ -50,8 +50,10 @@ import _TestSupport
         let report = try LoopCheck.run(path: dir.path(file), threads: 2)
         #expect(report.frames == job.frameCount, "\(label)")
         try #require(sourceSteps.count == report.steps.count, "\(label)")
-        let jumps = Fidelity.jumps(file: report.steps, source: sourceSteps)
-        let against = LoopCheck.Against(source: "--against \(effect)", sourceSteps: sourceSteps, jumps: jumps)
+        let blocks = LocalChange.blocks(width: job.width, height: job.height)
+        let jumps = Fidelity.jumps(file: report.steps, source: sourceSteps, blocks: blocks)
+        let against = LoopCheck.Against(
+          source: "--against \(effect)", sourceSteps: sourceSteps, jumps: jumps, slack: Fidelity.slack(blocks: blocks))
         let shown = LoopCheck.describe(jumps, frames: report.frames)
         #expect(report.passed && jumps.isEmpty, "\(label): \(shown) \(Self.figures(report, against))")
         continue

@@ -35,4 +35,23 @@ import Testing
     let steps = [1.0, 1.2, 0.8] + Array(repeating: 1.0, count: 40) + [6.0]
     #expect(SeamJudgement.judge(steps: steps).failure?.contains("jumps at the seam") == true)
   }
+
+  /// The fidelity slack grows with the picture's blocks, from 1 code at 64x112 (28 blocks) by 0.1
+  /// code an e-fold: fog's H.264 step of 1.42 codes over a source moving 0.18 (noise in the largest
+  /// of 8160 blocks at 1080x1920) passes there and would fail at 64x112, while a release of held
+  /// change twice the source's motion and more still fails at full size (the idle orb through VP9
+  /// with alpha at 1200x1200: 4.19 against 1.56).
+  @Test func theFidelitySlackGrowsWithThePicturesBlocks() {
+    #expect(LocalChange.blocks(width: 64, height: 112) == 28)
+    #expect(LocalChange.blocks(width: 1080, height: 1920) == 8160)
+    #expect(LocalChange.blocks(width: 1200, height: 1200) == 5625)
+    #expect(Fidelity.slack(blocks: 9) == 1 && Fidelity.slack(blocks: 28) == 1)
+    #expect(abs(Fidelity.slack(blocks: 8160) - 1.567) < 0.001, "\(Fidelity.slack(blocks: 8160))")
+    #expect(abs(Fidelity.slack(blocks: 240) - 1.215) < 0.001, "\(Fidelity.slack(blocks: 240))")
+    let fog = (file: [1.0, 1.42, 1.1], source: [0.2, 0.18, 0.2])
+    #expect(Fidelity.jumps(file: fog.file, source: fog.source, blocks: 28).map(\.index) == [1])
+    #expect(Fidelity.jumps(file: fog.file, source: fog.source, blocks: 8160).isEmpty)
+    let orb = (file: [2.0, 4.19, 2.1], source: [1.5, 1.56, 1.5])
+    #expect(Fidelity.jumps(file: orb.file, source: orb.source, blocks: 5625).map(\.index) == [1])
+  }
 }

@@ -13,6 +13,11 @@ public enum LocalChange {
   /// The side of a block, in pixels; blocks at the right and bottom edges may be smaller.
   public static let block = 16
 
+  /// The blocks of one plane of a `width` x `height` picture.
+  public static func blocks(width: Int, height: Int) -> Int {
+    ((width + block - 1) / block) * ((height + block - 1) / block)
+  }
+
   /// A picture as planes of 8-bit code values: Y, Cb, Cr of the picture over a background, or for
   /// a picture with alpha, Y, Cb, Cr over black, the same over white, and alpha.
   public struct Planes: Sendable {

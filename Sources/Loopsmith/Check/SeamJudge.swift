@@ -110,14 +110,31 @@ public struct FidelityJump: Sendable {
 
 /// Temporal fidelity: every step of a file against the same step of its lossless source.
 public enum Fidelity {
-  /// A file's step may exceed its source's by this factor plus `slack` codes.
+  /// A file's step may exceed its source's by this factor plus the slack (`slack(blocks:)`).
   public static let factor = 1.5
+  /// The slack in codes for pictures of up to `calibratedBlocks` blocks a plane (64x112 and
+  /// smaller), where the rule was set.
   public static let slack = 1.0
+  public static let calibratedBlocks = 28
+  /// What the slack grows by, in codes, each time the block count grows e-fold (docs/ENCODING.md,
+  /// Judging a loop). Coding noise is sparse: between two frames of a quiet passage most blocks do
+  /// not change at all, and the few the encoder updates change by amounts whose largest (the
+  /// step `LocalChange` takes) grows with the count of blocks to take it from: 0.10 to 0.15 codes
+  /// an e-fold, measured on the same loops from 64x112 to full size.
+  public static let slackGrowth = 0.1
 
-  /// The steps where `file[i] > factor * source[i] + slack`, the seam (the last step) first, then
-  /// the rest from the largest excess down.
-  public static func jumps(file: [Double], source: [Double]) -> [FidelityJump] {
+  /// The slack for pictures of `blocks` 16x16 blocks a plane: 1 code up to 64x112, 1.57 at
+  /// 1080x1920.
+  public static func slack(blocks: Int) -> Double {
+    slack + slackGrowth * max(0, log(Double(blocks) / Double(calibratedBlocks)))
+  }
+
+  /// The steps where `file[i] > factor * source[i] + slack(blocks:)`, the seam (the last step)
+  /// first, then the rest from the largest excess down; `blocks` is `LocalChange.blocks` of the
+  /// pictures.
+  public static func jumps(file: [Double], source: [Double], blocks: Int) -> [FidelityJump] {
     precondition(file.count == source.count, "step counts differ")
+    let slack = slack(blocks: blocks)
     var found: [FidelityJump] = []
     for i in file.indices where file[i] > factor * source[i] + slack {
       found.append(FidelityJump(index: i, isSeam: i == file.count - 1, file: file[i], source: source[i]))
