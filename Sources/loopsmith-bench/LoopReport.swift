@@ -463,7 +463,8 @@ func measureLoop(
   // The reference is ours: a full-size Y4M of a long loop (clear day's 3600 frames) is 11 GB.
   let r = try VideoReader(path: reference, keepAlpha: false, limit: 1 << 40)
   var checkSteps = StepRecorder(width: width, height: height, alpha: f.info.carriesAlpha)
-  var tail = ProcessInfo.processInfo.environment["LOOP_REPORT_TAIL"] == "1" ? NoiseTail(width: width, height: height) : nil
+  let measuresTail = ProcessInfo.processInfo.environment["LOOP_REPORT_TAIL"] == "1"
+  var tail = measuresTail ? NoiseTail(width: width, height: height) : nil
   var first: (f: [UInt8], r: [UInt8])? = nil
   var previous: (f: [UInt8], r: [UInt8])? = nil
   var steps: [(excess: Double, fileMax: Float)] = []
@@ -533,7 +534,8 @@ func measureLoop(
     m.checkPasses = jumps.isEmpty && SeamJudgement.judge(steps: fileSteps).passed
     (m.checkSeamFile, m.checkSeamSource) = (fileSteps.last ?? 0, sourceSteps.last ?? 0)
     // The worst step: the largest excess over the threshold (negative when none jumps).
-    let excess = fileSteps.indices.map { fileSteps[$0] - (Fidelity.factor * sourceSteps[$0] + Fidelity.slack(blocks: blocks)) }
+    let slack = Fidelity.slack(blocks: blocks)
+    let excess = fileSteps.indices.map { fileSteps[$0] - (Fidelity.factor * sourceSteps[$0] + slack) }
     let worst = excess.indices.max { excess[$0] < excess[$1] } ?? 0
     (m.checkWorstStep, m.checkWorstFile, m.checkWorstSource) = (worst + 1, fileSteps[worst], sourceSteps[worst])
   }
@@ -729,7 +731,8 @@ func runLoopReport() throws {
           + "  check: " + checkText(m) + (m.options.isEmpty ? "" : "  " + m.options)
           + (m.tail.map {
             String(
-              format: "  tail: %.0f quiet blocks, mean %.3f sd %.3f largest %.3f (z %.2f, sqrt(2 ln N) %.2f), p90 %.3f, max %.3f",
+              format: "  tail: %.0f quiet blocks, mean %.3f sd %.3f largest %.3f (z %.2f, sqrt(2 ln N) %.2f), "
+                + "p90 %.3f, max %.3f",
               $0.blocks, $0.mean, $0.deviation, $0.largest, $0.z, (2 * log($0.blocks)).squareRoot(), $0.largest90,
               $0.largestAll)
           } ?? ""))
@@ -747,12 +750,12 @@ func identity(_ name: String, _ v: LoopVariant, size: String, frames: Int) -> St
   LoopMeasure.key(name, v.label, v.effectiveCRF, v.tuning, v.extraText, v.tuningText, size, frames)
 }
 
-/// Writes the rows, in the order of `loopCases` and then of the codecs, as Markdown and JSON.
 /// What LOOP_REPORT_SIZE says in words: a size, or each loop's own.
 func sizeHeading(_ sizeText: String) -> String {
   sizeText == "default" ? "each loop's default size" : sizeText
 }
 
+/// Writes the rows, in the order of `loopCases` and then of the codecs, as Markdown and JSON.
 func writeLoopReport(_ rows: [LoopMeasure], prefix outPrefix: String, sizeText: String) throws {
   let caseOrder = Dictionary(loopCases.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
   let codecOrder = ["h264": 0, "hevc": 1, "vp9": 2, "vp9a": 3, "av1": 4]

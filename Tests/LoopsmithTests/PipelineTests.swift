@@ -205,7 +205,8 @@ func frame(_ job: RenderJob, _ index: Int) -> Image {
     worker.start()
     #expect(finished.wait(timeout: .now() + 300) == .success)
     #expect(policy.error == nil, "\(policy.error ?? "")")
-    #expect(policy.value == policy.before, "the rendering thread's policy went from \(policy.before) to \(policy.value)")
+    #expect(
+      policy.value == policy.before, "the rendering thread's policy went from \(policy.before) to \(policy.value)")
     if geteuid() != 0 {
       print("not root: SVT-AV1 could not have raised the thread's priority, so this check proves little here")
     }
