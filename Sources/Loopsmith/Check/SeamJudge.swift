@@ -117,10 +117,10 @@ public enum Fidelity {
   public static let slack = 1.0
   public static let calibratedBlocks = 28
   /// What the slack grows by, in codes, each time the block count grows e-fold (docs/ENCODING.md,
-  /// Judging a loop). Coding noise is sparse: between two frames of a quiet passage most blocks do
+  /// How the slack grows). Coding noise is sparse: between two frames of a quiet passage most blocks do
   /// not change at all, and the few the encoder updates change by amounts whose largest (the
-  /// step `LocalChange` takes) grows with the count of blocks to take it from: 0.10 to 0.15 codes
-  /// an e-fold, measured on the same loops from 64x112 to full size.
+  /// step `LocalChange` takes) grows with the count of blocks to take it from: about 0.10 code an
+  /// e-fold, measured on the same loops from 64x112 to full size.
   public static let slackGrowth = 0.1
 
   /// The slack for pictures of `blocks` 16x16 blocks a plane: 1 code up to 64x112, 1.57 at
