@@ -171,6 +171,10 @@ struct StepRecorder {
     swap(&current, &previous)
   }
 
+  /// The planes of the last two frames added, older first (nil until there are two). Plane 0 is
+  /// Y over black, with alpha or without.
+  var lastStep: (LocalChange.Planes, LocalChange.Planes)? { steps.isEmpty ? nil : (current, previous) }
+
   var closed: [Double] {
     guard let first, !steps.isEmpty else { return steps }
     return steps + [LocalChange.step(previous, first)]
@@ -198,22 +202,21 @@ struct NoiseTail {
     /// The steps measured (those with 16 or more quiet blocks).
     var steps: Int
   }
-  private var file: (LocalChange.Planes, LocalChange.Planes)
   private var source: (LocalChange.Planes, LocalChange.Planes)
-  private var started = false
   private var rows: [(n: Double, mean: Double, sd: Double, max: Double)] = []
 
   init(width: Int, height: Int) {
     let empty = LocalChange.Planes(width: width, height: height, alpha: false)
-    (file, source) = ((empty, empty), (empty, empty))
+    source = (empty, empty)
   }
 
-  mutating func add(file image: Image, source reference: Image) {
-    LocalChange.fill(&file.1, from: image)
+  /// The next frame of the source; `step` is the file's planes of the same step, from the
+  /// `StepRecorder` that has just taken the file's frame (nil on the first frame).
+  mutating func add(file step: (LocalChange.Planes, LocalChange.Planes)?, source reference: Image) {
     LocalChange.fill(&source.1, from: reference)
-    if started {
-      let f = LocalChange.blockChanges(file.0, file.1)[0]
-      let r = LocalChange.blockChanges(source.0, source.1)[0]
+    if let step {
+      let f = LocalChange.blockChanges(step.0, step.1, plane: 0)
+      let r = LocalChange.blockChanges(source.0, source.1, plane: 0)
       let quiet = f.indices.filter { r[$0] < Self.quiet }.map { f[$0] }
       if quiet.count >= 16 {
         let mean = quiet.reduce(0, +) / Double(quiet.count)
@@ -221,8 +224,6 @@ struct NoiseTail {
         rows.append((Double(quiet.count), mean, sd, quiet.max() ?? 0))
       }
     }
-    started = true
-    swap(&file.0, &file.1)
     swap(&source.0, &source.1)
   }
 
@@ -488,7 +489,7 @@ func measureLoop(
   while let fi = try f.nextFrame() {
     guard let ri = try r.nextFrame() else { break }
     checkSteps.add(fi)
-    tail?.add(file: fi, source: ri)
+    tail?.add(file: checkSteps.lastStep, source: ri)
     let codes = (f: rgbCodes(fi), r: rgbCodes(ri))
     for i in 0..<codes.f.count {
       let d = Double(Int(codes.f[i]) - Int(codes.r[i]))
@@ -767,7 +768,7 @@ func writeLoopReport(_ rows: [LoopMeasure], prefix outPrefix: String, sizeText: 
   // The table as Markdown, and every figure as JSON.
   var md = "# Loop report at \(sizeHeading(sizeText))\n\n"
   md +=
-    "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes against the lossless frames. Banding against the float picture (dark, slow gradients; docs/ENCODING.md, Quality levels): *mean* is the largest 8x8 local mean error in codes, *flat* the largest rise of the float picture under one run of equal decoded codes, *flat‰* the per-mille of dark smooth pixels in runs rising by more than \(BandingMeasure.flatLimit) codes; *VL* (visually lossless) is mean <= \(BandingMeasure.meanLimit) and flat‰ <= \(BandingMeasure.permilleLimit); the lossless source's figures are in brackets. *check* is `check --against`'s verdict on the file's motion and seam: `pass`, or `FAIL` and how many steps jump (a step's largest 16x16 block mean absolute difference, any plane, above 1.5 x the float source's + a slack of 1 code at 64x112 that grows with the picture's blocks, `Fidelity.slack`; or a seam out of line with the other steps), then the seam's and the worst step's block change, file/source.\n\n"
+    "Made by `make loop-report` (LOOP_REPORT_SIZE=\(sizeText)). A *jump* is a step (the seam included) where some 16x16 block of the file changes by more than 1.5 x the source's change + 1 code; *worst* is the largest such excess in codes; *seam* is the seam's excess (negative: within the source's motion) and its rank among the steps; *band* is the largest 16x16 luma block mean error in codes against the lossless frames. Banding against the float picture (dark, slow gradients; docs/ENCODING.md, Quality levels): *mean* is the largest 8x8 local mean error in codes, *flat* the largest rise of the float picture under one run of equal decoded codes, *flat‰* the per-mille of dark smooth pixels in runs rising by more than \(BandingMeasure.flatLimit) codes; *VL* (visually lossless) is mean <= \(BandingMeasure.meanLimit) and flat‰ <= \(BandingMeasure.permilleLimit); the lossless source's figures are in brackets. *check* is `check --against`'s verdict on the file's motion and seam: `pass`, or `FAIL` and how many steps jump (a step's largest 16x16 block mean absolute difference, any plane, above 1.5 x the float source's + a slack of 1 code at 64x112 that grows with the picture's blocks, `Fidelity.slack(blocks:)`; or a seam out of line with the other steps), then the seam's and the worst step's block change, file/source.\n\n"
   md +=
     "| loop | size | codec | tuning | crf | bytes | PSNR dB | SSIM | jumps/steps | worst | seam (rank) | band "
     + "| mean | flat | flat‰ | VL | check |\n"

@@ -109,7 +109,7 @@ import _TestSupport
     #expect(byPreset.status == 1 && byPreset.stdout.contains("jump beyond the source's motion"), "\(byPreset.stdout)")
   }
 
-  /// At 256x256 (256 blocks a plane) the slack is 1.22 codes, not 1 (`Fidelity.slack`): coding
+  /// At 256x256 (256 blocks a plane) the slack is 1.22 codes, not 1 (`Fidelity.slack(blocks:)`): coding
   /// noise has more blocks to reach its largest in. A frame that jumps ahead still fails there.
   @Test func aLargerPictureGetsMoreSlackAndStillFailsAJump() throws {
     let dir = TemporaryDirectory()

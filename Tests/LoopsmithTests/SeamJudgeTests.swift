@@ -54,4 +54,26 @@ import Testing
     let orb = (file: [2.0, 4.19, 2.1], source: [1.5, 1.56, 1.5])
     #expect(Fidelity.jumps(file: orb.file, source: orb.source, blocks: 5625).map(\.index) == [1])
   }
+
+  /// Block changes on a 20x18 picture (2x2 blocks: 16x16, 4x16, 16x2, 4x2 pixels): a change of
+  /// 32 codes on one pixel of each block is that block's mean (32 / its pixels), in every plane it
+  /// is made in, and the largest a plane is the largest of its blocks.
+  @Test func blockChangesAreEachBlocksMeanDifference() {
+    var a = LocalChange.Planes(width: 20, height: 18, alpha: false)
+    var b = a
+    for (x, y) in [(0, 0), (19, 0), (0, 17), (19, 17)] { b.data[1][y * 20 + x] = 32 }
+    b.data[2][5 * 20 + 5] = -8
+    a.data[0][17 * 20 + 18] = 4
+    #expect(LocalChange.blocks(width: 20, height: 18) == 4)
+    let y: [Double] = [0, 0, 0, 0.5]
+    let cb: [Double] = [0.125, 0.5, 1, 4]  // 32 codes over 256, 64, 32 and 8 pixels
+    let cr: [Double] = [0.03125, 0, 0, 0]
+    #expect(LocalChange.blockChanges(a, b, plane: 0) == y)
+    #expect(LocalChange.blockChanges(a, b, plane: 1) == cb)
+    #expect(LocalChange.blockChanges(a, b, plane: 2) == cr)
+    #expect(LocalChange.blockChanges(a, b) == [y, cb, cr])
+    let largest: [Double] = [0.5, 4, 0.03125]
+    #expect(LocalChange.largestBlockChange(a, b) == largest)
+    #expect(LocalChange.step(a, b) == 4)
+  }
 }

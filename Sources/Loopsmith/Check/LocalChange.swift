@@ -81,19 +81,34 @@ public enum LocalChange {
 
   /// Per plane, the largest block mean absolute difference between `a` and `b`.
   public static func largestBlockChange(_ a: Planes, _ b: Planes) -> [Double] {
-    blockChanges(a, b).map { $0.max() ?? 0 }
+    a.data.indices.map { p in
+      var largest = 0.0
+      forEachBlock(a, b, plane: p) { largest = max(largest, $0) }
+      return largest
+    }
   }
 
   /// Per plane, every block's mean absolute difference between `a` and `b`, row by row.
   public static func blockChanges(_ a: Planes, _ b: Planes) -> [[Double]] {
+    a.data.indices.map { blockChanges(a, b, plane: $0) }
+  }
+
+  /// Every block's mean absolute difference between plane `plane` of `a` and of `b`, row by row.
+  public static func blockChanges(_ a: Planes, _ b: Planes, plane: Int) -> [Double] {
+    var blocks: [Double] = []
+    blocks.reserveCapacity(Self.blocks(width: a.width, height: a.height))
+    forEachBlock(a, b, plane: plane) { blocks.append($0) }
+    return blocks
+  }
+
+  /// Calls `body` with each block's mean absolute difference between plane `p` of `a` and of
+  /// `b`, row by row.
+  private static func forEachBlock(_ a: Planes, _ b: Planes, plane p: Int, _ body: (Double) -> Void) {
     precondition(a.width == b.width && a.height == b.height && a.names == b.names, "planes differ in shape")
+    precondition(a.data.indices.contains(p), "no plane \(p)")
     let (w, h) = (a.width, a.height)
     let columns = (w + block - 1) / block
-    var sums = [Double](repeating: 0, count: columns)
-    var result: [[Double]] = []
-    for p in a.data.indices {
-      var blocks: [Double] = []
-      blocks.reserveCapacity(columns * ((h + block - 1) / block))
+    withUnsafeTemporaryAllocation(of: Double.self, capacity: columns) { sums in
       a.data[p].withUnsafeBufferPointer { x in
         b.data[p].withUnsafeBufferPointer { y in
           var top = 0
@@ -112,15 +127,13 @@ public enum LocalChange {
             }
             for c in 0..<columns {
               let width = min(block, w - c * block)
-              blocks.append(sums[c] / Double(width * rows))
+              body(sums[c] / Double(width * rows))
             }
             top += block
           }
         }
       }
-      result.append(blocks)
     }
-    return result
   }
 
   /// The step from `a` to `b`: the largest block change over every plane.

@@ -114,7 +114,7 @@ public enum Fidelity {
   public static let factor = 1.5
   /// The slack in codes for pictures of up to `calibratedBlocks` blocks a plane (64x112 and
   /// smaller), where the rule was set.
-  public static let slack = 1.0
+  public static let baseSlack = 1.0
   public static let calibratedBlocks = 28
   /// What the slack grows by, in codes, each time the block count grows e-fold (docs/ENCODING.md,
   /// How the slack grows). Coding noise is sparse: between two frames of a quiet passage most blocks do
@@ -126,7 +126,7 @@ public enum Fidelity {
   /// The slack for pictures of `blocks` 16x16 blocks a plane: 1 code up to 64x112, 1.57 at
   /// 1080x1920.
   public static func slack(blocks: Int) -> Double {
-    slack + slackGrowth * max(0, log(Double(blocks) / Double(calibratedBlocks)))
+    baseSlack + slackGrowth * max(0, log(Double(blocks) / Double(calibratedBlocks)))
   }
 
   /// The steps where `file[i] > factor * source[i] + slack(blocks:)`, the seam (the last step)
