@@ -1,14 +1,34 @@
 import Foundation
 import Raster
+import Synchronization
 
-/// A folder under the system's temporary directory, removed when the value is released.
+/// A folder under the system's temporary directory, removed when the value is released, or, for
+/// one a suite keeps in a `static let` (never released), when the test process exits.
 public final class TemporaryDirectory {
   public let url: URL
   public init(_ name: String = "loopsmith-test") {
     url = FileManager.default.temporaryDirectory
       .appendingPathComponent("\(name)-\(UUID().uuidString)", isDirectory: true)
     try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    Self.live.withLock { live in
+      if !live.cleansAtExit {
+        live.cleansAtExit = true
+        atexit { TemporaryDirectory.removeLive() }
+      }
+      live.paths.insert(url.path)
+    }
   }
+  deinit {
+    _ = Self.live.withLock { $0.paths.remove(url.path) }
+    try? FileManager.default.removeItem(at: url)
+  }
+
+  /// The folders not released yet.
+  private static let live = Mutex<(paths: Set<String>, cleansAtExit: Bool)>(([], false))
+
+  private static func removeLive() {
+    for path in live.withLock({ $0.paths }) { try? FileManager.default.removeItem(atPath: path) }
+  }
+
   public func path(_ file: String) -> String { url.appendingPathComponent(file).path }
-  deinit { try? FileManager.default.removeItem(at: url) }
 }
