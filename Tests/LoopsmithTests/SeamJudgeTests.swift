@@ -71,7 +71,6 @@ import Testing
     #expect(LocalChange.blockChanges(a, b, plane: 0) == y)
     #expect(LocalChange.blockChanges(a, b, plane: 1) == cb)
     #expect(LocalChange.blockChanges(a, b, plane: 2) == cr)
-    #expect(LocalChange.blockChanges(a, b) == [y, cb, cr])
     let largest: [Double] = [0.5, 4, 0.03125]
     #expect(LocalChange.largestBlockChange(a, b) == largest)
     #expect(LocalChange.step(a, b) == 4)

@@ -10,24 +10,22 @@ public final class TemporaryDirectory {
     url = FileManager.default.temporaryDirectory
       .appendingPathComponent("\(name)-\(UUID().uuidString)", isDirectory: true)
     try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    Self.live.withLock { live in
-      if !live.cleansAtExit {
-        live.cleansAtExit = true
-        atexit { TemporaryDirectory.removeLive() }
-      }
-      live.paths.insert(url.path)
-    }
+    _ = Self.live.withLock { $0.insert(url.path) }
   }
   deinit {
-    _ = Self.live.withLock { $0.paths.remove(url.path) }
+    _ = Self.live.withLock { $0.remove(url.path) }
     try? FileManager.default.removeItem(at: url)
   }
 
-  /// The folders not released yet.
-  private static let live = Mutex<(paths: Set<String>, cleansAtExit: Bool)>(([], false))
+  /// The folders not released yet; made (once, with the exit handler that removes them) by the
+  /// first folder.
+  private static let live: Mutex<Set<String>> = {
+    atexit { TemporaryDirectory.removeLive() }
+    return Mutex([])
+  }()
 
   private static func removeLive() {
-    for path in live.withLock({ $0.paths }) { try? FileManager.default.removeItem(atPath: path) }
+    for path in live.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
   }
 
   public func path(_ file: String) -> String { url.appendingPathComponent(file).path }

@@ -88,11 +88,6 @@ public enum LocalChange {
     }
   }
 
-  /// Per plane, every block's mean absolute difference between `a` and `b`, row by row.
-  public static func blockChanges(_ a: Planes, _ b: Planes) -> [[Double]] {
-    a.data.indices.map { blockChanges(a, b, plane: $0) }
-  }
-
   /// Every block's mean absolute difference between plane `plane` of `a` and of `b`, row by row.
   public static func blockChanges(_ a: Planes, _ b: Planes, plane: Int) -> [Double] {
     var blocks: [Double] = []
