@@ -57,7 +57,7 @@ demo: build
 ## test: set up, then the whole test suite (the end-to-end tests use the debug binary they build)
 test: deps browser
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	SWIFT_BACKTRACE=$${SWIFT_BACKTRACE:-enable=yes,preset=full,interactive=no} $(SWIFT) test --skip-build
 
 ## renders: every preset in presets/ into RENDERS_OUT (renders/; skipping what is up to date), with a
 ## gallery. RENDERS_FLAGS adds batch options: RENDERS_FLAGS='--size 32x56 --fps 4' RENDERS_OUT=/tmp/r

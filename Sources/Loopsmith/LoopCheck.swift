@@ -21,6 +21,9 @@ public struct LoopCheck: Sendable {
   public var failures: [String]
   /// What was not checked, or found without failing, each one sentence.
   public var notes: [String]
+  /// The transition (`rain:snow`) when the source, from the file's tag or `--against`, is a
+  /// transition clip: no loop, so the step from its last frame back to its first is not judged.
+  public var transition: String?
 
   public var passed: Bool { failures.isEmpty }
   public var seamStep: Double { judgement.seam }
@@ -81,6 +84,15 @@ public struct LoopCheck: Sendable {
       sourceLabel = "the file's loopsmith-preset tag"
     case .request(let r, let label):
       (request, sourceLabel, explicit) = (r, label, true)
+    }
+    let transition = request?.transition
+    // A level track or sound the tag names is read beside the video; moved without it (a batch's
+    // outputs copied elsewhere), the file is still judged on its own.
+    if !explicit, let missing = request.flatMap(Self.missingFile) {
+      notes.append(
+        "\(sourceLabel) names \((missing as NSString).lastPathComponent), which is not beside the video: steps not compared with the source"
+      )
+      request = nil
     }
     if let request {
       do {
@@ -165,14 +177,35 @@ public struct LoopCheck: Sendable {
       steps.append(LocalChange.step(previous, firstPlanes))
       judged = steps
     }
-    let judgement = SeamJudgement.judge(steps: judged, checkStall: next == nil)
-    if let failure = judgement.failure { failures.append(failure) }
+    // A transition clip ends just before another loop's frame 0: its own first frame does not follow its last.
+    let loops = next != nil || transition == nil
+    let judgement = SeamJudgement.judge(steps: judged, checkStall: next == nil && loops)
+    var seamFailure = loops ? judgement.failure : nil
+    let seamFailureIndex = failures.count
+    if !loops, let transition {
+      let pair = transition.split(separator: ":").map(String.init)
+      notes.append(
+        "a transition clip (\(pair.joined(separator: " to "))) is no loop: the step from its last frame to its first is not judged; check its joins with --then (check A --then CLIP, check CLIP --then B)"
+      )
+    }
 
     var comparison: Against?
     if source != nil, next == nil, let sourceFirst, sourceSteps.count == steps.count - 1 {
       sourceSteps.append(LocalChange.step(sourcePrevious, sourceFirst))
       let blocks = LocalChange.blocks(width: info.width, height: info.height)
-      let jumps = Fidelity.jumps(file: steps, source: sourceSteps, blocks: blocks)
+      let jumps = Fidelity.jumps(file: steps, source: sourceSteps, blocks: blocks, loops: loops)
+      // A seam small beside its neighbours is a repeated frame only where the source's is not: a
+      // loop that slows into its seam and starts fast (a sequence's fade) has that shape itself.
+      let sourceJudgement = SeamJudgement.judge(steps: sourceSteps)
+      if judgement.stalls, sourceJudgement.stalls {
+        seamFailure = nil
+        notes.append(
+          String(
+            format:
+              "the seam (%.2f codes) is small beside its neighbours (%.2f and %.2f) as the source's is (%.2f beside %.2f and %.2f): the loop slows into its seam; no frame repeats",
+            judgement.seam, judgement.before, judgement.after, sourceJudgement.seam, sourceJudgement.before,
+            sourceJudgement.after))
+      }
       let slack = Fidelity.slack(blocks: blocks)
       comparison = Against(source: sourceLabel, sourceSteps: sourceSteps, jumps: jumps, slack: slack)
       let counted = explicit ? jumps : jumps.filter(\.isSeam)
@@ -184,10 +217,12 @@ public struct LoopCheck: Sendable {
       let others = jumps.filter { !$0.isSeam }
       if !explicit, !others.isEmpty {
         notes.append(
-          "\(others.count) steps inside the loop jump beyond the source's motion (the encoder holding and releasing change): "
+          "\(others.count) steps inside the \(loops ? "loop" : "clip") jump beyond the source's motion (the encoder holding and releasing change): "
             + describe(others, frames: count))
       }
     }
+
+    if let seamFailure { failures.insert(seamFailure, at: seamFailureIndex) }
 
     var audio: AudioSeam?
     if info.hasAudio, next == nil {
@@ -218,7 +253,12 @@ public struct LoopCheck: Sendable {
     }
     return LoopCheck(
       path: path, info: info, frames: count, steps: steps, judgement: judgement, against: comparison, audio: audio,
-      failures: failures, notes: notes)
+      failures: failures, notes: notes, transition: loops ? nil : transition)
+  }
+
+  /// The first file `request` reads (a level track, a sound) that does not exist.
+  static func missingFile(_ request: RenderRequest) -> String? {
+    [request.levels, request.audio].compactMap { $0 }.first { !FileManager.default.fileExists(atPath: $0) }
   }
 
   /// The first few jumps as `seam 4.10 vs 0.90; 56->57 3.30 vs 0.70; ...`.
@@ -228,6 +268,5 @@ public struct LoopCheck: Sendable {
     }
     return shown.joined(separator: "; ") + (jumps.count > 5 ? "; ..." : "")
   }
-
 
 }

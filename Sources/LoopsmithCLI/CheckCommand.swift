@@ -118,16 +118,25 @@ enum CheckCommand {
       "  color \(i.colorRange)/\(i.colorMatrix)/\(i.colorTransfer)/\(i.colorPrimaries), tag '\(i.codecTag)'\(i.moovBeforeMdat.map { $0 ? ", fast start" : ", moov after mdat" } ?? "")\n"
     // With --then the seam is the splice, measured against this file's steps.
     let seam = then.map { "splice into \($0)" } ?? "seam"
-    out += String(
-      format:
-        "  %@ %.2f codes (largest 16x16 block change) against the other steps' median %.2f and 95th percentile %.2f: threshold %.2f, ratio %.2f\n",
-      seam, j.seam, j.median, j.high, j.threshold, j.ratio)
+    if report.transition != nil {
+      out += String(
+        format: "  a transition clip: last frame to first %.2f codes, not judged; the other steps' median %.2f\n",
+        j.seam,
+        j.median)
+    } else {
+      out += String(
+        format:
+          "  %@ %.2f codes (largest 16x16 block change) against the other steps' median %.2f and 95th percentile %.2f: threshold %.2f, ratio %.2f\n",
+        seam, j.seam, j.median, j.high, j.threshold, j.ratio)
+    }
     if let a = report.against {
-      let worst = zip(report.steps, a.sourceSteps).map { $0 - $1 }.max() ?? 0
+      // A clip's last step, back to its first frame, is none of its steps.
+      let judged = report.transition == nil ? report.steps.count : report.steps.count - 1
+      let worst = zip(report.steps.prefix(judged), a.sourceSteps).map { $0 - $1 }.max() ?? 0
       out += String(
         format:
           "  against %@: %d of %d steps jump beyond the source's motion (1.5 x its step + %.2f codes); the largest excess %.2f codes\n",
-        a.source, a.jumps.count, report.steps.count, a.slack, worst)
+        a.source, a.jumps.count, judged, a.slack, worst)
     }
     if let audio = report.audio, let s = audio.seamSteps.max(), let n = audio.neighbourSteps.max() {
       out += String(format: "  audio seam step %.4f against neighbouring steps up to %.4f\n", s, n)
@@ -141,7 +150,9 @@ enum CheckCommand {
     let i = report.info
     let j = report.judgement
     func r(_ v: Double) -> Double { v.isFinite ? (v * 1000).rounded() / 1000 : -1 }
-    let worst = report.steps.indices.sorted { report.steps[$0] > report.steps[$1] }.prefix(5).map {
+    // A clip's last step, back to its first frame, is none of its steps.
+    let judged = report.transition == nil ? report.steps.indices : report.steps.indices.dropLast()
+    let worst = judged.sorted { report.steps[$0] > report.steps[$1] }.prefix(5).map {
       index -> [String: Any] in
       ["step": index == report.steps.count - 1 ? "seam" : "\(index)->\(index + 1)", "value": r(report.steps[index])]
     }
@@ -153,8 +164,9 @@ enum CheckCommand {
       "height": i.height, "fps": i.frameRate.description, "duration": i.formatDuration ?? -1,
       "keyframeAtStart": i.firstPacketIsKeyframe,
       "color": "\(i.colorRange)/\(i.colorMatrix)/\(i.colorTransfer)/\(i.colorPrimaries)", "codecTag": i.codecTag,
-      "fastStart": i.moovBeforeMdat ?? false,
+      "fastStart": i.moovBeforeMdat ?? false, "loop": report.transition == nil,
     ]
+    if let t = report.transition { value["transition"] = t }
     if let a = report.against {
       value["against"] =
         [

@@ -31,13 +31,14 @@ extension VideoError {
 
 /// Keeps libav's own log off stderr: encoder statistics would clutter the progress, and its
 /// error lines would be a second line beside the one error Loopsmith prints (its words reach that
-/// line through the returned codes, `libavMessage`).
+/// line through the returned codes, `libavMessage`). Only panic lines stay: libav logs one just
+/// before it aborts on a failed internal assertion, and a crash without its reason is worse.
 ///
 /// SVT-AV1 logs through its own printf, not libav's log: it reads `SVT_LOG` when its first encoder
 /// opens and would print a 15-line banner at its default level (info). Level 0 keeps only fatal
 /// errors; a value the user set stays (setenv runs once, before any encoder thread exists).
 func silenceLibAVLog() {
-  av_log_set_level(AV_LOG_QUIET)
+  av_log_set_level(AV_LOG_PANIC)
   _ = svtLogSilenced
 }
 

@@ -47,6 +47,28 @@ import _TestSupport
       let file = try #require(url.removingPercentEncoding)
       #expect(FileManager.default.fileExists(atPath: "\(out)/\(file)"), "\(url)")
     }
+
+    // And every video passes `check` from its own tag, where the batch left it: a transition
+    // clip is judged as no loop, and the level track's file is not beside the batch's outputs.
+    let videos = rows.compactMap { $0["path"] as? String }.filter { !$0.hasSuffix(".png") }.map { "\(out)/\($0)" }
+    #expect(videos.count >= names.count)  // a preset may write several
+    let check = try runLoopsmith(["check", "--json"] + videos)
+    #expect(check.status == 0, "\(check.stdout.prefix(2000))\(check.stderr)")
+    let files = try #require(
+      (try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any])?["files"] as? [[String: Any]])
+    #expect(files.count == videos.count)
+    for file in files {
+      let path = file["path"] as? String ?? ""
+      let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+      let clip = name.contains("-to-")
+      let notes = file["notes"] as? [String] ?? []
+      #expect(file["passed"] as? Bool == true, "\(path): \(file["failures"] ?? "")")
+      #expect(file["loop"] as? Bool == !clip, "\(path)")
+      #expect(clip == notes.contains { $0.hasPrefix("a transition clip (") }, "\(path): \(notes)")
+      if clip { #expect(file["transition"] as? String != nil, "\(path)") }
+      // Compared with the source wherever the tag can be re-rendered.
+      #expect((file["against"] == nil) == (name == "voice-orb-level-track"), "\(path): \(notes)")
+    }
   }
 
   /// A transition's poster is its clip's first frame, which is frame 0 of the FROM value's loop:

@@ -191,6 +191,85 @@ import _TestSupport
     #expect(plain.status == 0, "\(plain.stdout)")
   }
 
+  /// A transition clip is no loop: known as one from its tag or `--against`, its step from the
+  /// last frame back to the first (day into night: a large one) is not judged, and `check` says
+  /// so; taken for a loop (`--no-against`), that step is a seam that jumps.
+  @Test func aTransitionClipIsJudgedAsNoLoop() throws {
+    let dir = TemporaryDirectory()
+    let clip = dir.path("clip.mp4")
+    let made = try runLoopsmith([
+      "render", "weather", "--transition", "clearDay:clearNight", "--size", "32x56", "--scale", "0.1", "--fps", "4",
+      "-o", clip, "--quiet",
+    ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let tagged = try runLoopsmith(["check", clip])
+    #expect(tagged.status == 0, "\(tagged.stdout)")
+    #expect(tagged.stdout.contains("note: a transition clip (clearDay to clearNight) is no loop"), "\(tagged.stdout)")
+    #expect(tagged.stdout.contains("a transition clip: last frame to first"), "\(tagged.stdout)")
+    let json = try runLoopsmith(["check", clip, "--json"])
+    let row = try #require(
+      ((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["files"] as? [[String: Any]])?
+        .first)
+    #expect(row["loop"] as? Bool == false && row["transition"] as? String == "clearDay:clearNight", "\(row)")
+    let seam = try #require(row["seam"] as? Double)
+    let threshold = try #require(row["threshold"] as? Double)
+    #expect(seam > 4 * threshold, "day to night in one step: \(seam) against \(threshold)")
+    let plain = try runLoopsmith(["check", clip, "--no-against"])
+    #expect(plain.status == 1 && plain.stdout.contains("the loop jumps at the seam"), "\(plain.stdout)")
+    let given = try runLoopsmith(["check", clip, "--against", "weather --transition clearDay:clearNight --scale 0.1"])
+    #expect(given.status == 0 && given.stdout.contains("is no loop"), "\(given.stdout)")
+  }
+
+  /// A seam far smaller than both its neighbours is a repeated frame, unless the source's own seam
+  /// has that shape: the weather tour slows into its seam at the end of a fade and starts fast,
+  /// and passes with a note; the loader with its last frame replaced by its first still stalls.
+  @Test func aSeamSmallBesideItsNeighboursStallsOnlyWhereTheSourceMoves() throws {
+    let dir = TemporaryDirectory()
+    let tour = dir.path("tour.mp4")
+    let preset = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("presets/weather-tour.json").path
+    let made = try runLoopsmith(
+      ["render", preset, "--size", "16x16", "--scale", "0.05", "--fps", "4", "-o", tour, "--quiet"])
+    #expect(made.status == 0, "\(made.stderr)")
+    let tagged = try runLoopsmith(["check", tour])
+    #expect(tagged.status == 0, "\(tagged.stdout)")
+    #expect(tagged.stdout.contains("the loop slows into its seam; no frame repeats"), "\(tagged.stdout)")
+    let alone = try runLoopsmith(["check", tour, "--no-against"])
+    #expect(alone.status == 1 && alone.stdout.contains("(a stall)"), "\(alone.stdout)")
+
+    let repeated = dir.path("repeated.mp4")
+    #expect(try write(repeated, order: { $0 == 115 ? 0 : $0 }) == 116)
+    let stalled = try runLoopsmith(["check", repeated])
+    #expect(stalled.status == 1 && stalled.stdout.contains("(a stall)"), "\(stalled.stdout)")
+    #expect(stalled.stdout.contains("against the file's loopsmith-preset tag"), "\(stalled.stdout)")
+  }
+
+  /// A level track the tag names is read beside the video: moved without it, the file is judged
+  /// on its own, with a note, instead of failing for a file it never needed to play.
+  @Test func aTagWhoseLevelFileIsNotBesideTheVideoIsJudgedOnItsOwn() throws {
+    let dir = TemporaryDirectory()
+    let levels = (0..<60).map { String(format: "%.4f,%.3f", Double($0) / 30, $0 % 10 < 5 ? 0.2 : 0.8) }
+    try Data(levels.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: dir.path("voice.csv")))
+    let video = dir.path("orb.mp4")
+    let made = try runLoopsmith(
+      [
+        "render", "voice-orb", "--levels", "voice.csv", "--size", "32x32", "--scale", "0.1", "--fps", "4", "-o", video,
+        "--quiet",
+      ],
+      in: dir.url)
+    #expect(made.status == 0, "\(made.stderr)")
+    let here = try runLoopsmith(["check", video])
+    #expect(here.status == 0 && here.stdout.contains("against the file's loopsmith-preset tag"), "\(here.stdout)")
+    try FileManager.default.createDirectory(atPath: dir.path("moved"), withIntermediateDirectories: false)
+    try FileManager.default.moveItem(atPath: video, toPath: dir.path("moved/orb.mp4"))
+    let moved = try runLoopsmith(["check", dir.path("moved/orb.mp4")])
+    #expect(moved.status == 0, "\(moved.stdout)")
+    #expect(!moved.stdout.contains("against the file's"), "\(moved.stdout)")
+    #expect(
+      moved.stdout.contains("note: the file's loopsmith-preset tag names voice.csv, which is not beside the video"),
+      "\(moved.stdout)")
+  }
+
   @Test func aToneCutMidWaveClicksAtTheAudioSeamAndAWholeOneDoesNot() throws {
     let dir = TemporaryDirectory()
     let (whole, cut) = (dir.path("whole.wav"), dir.path("cut.wav"))

@@ -20,6 +20,8 @@ public struct SeamJudgement: Sendable {
   /// Why the seam fails, one sentence, or nil when it passes.
   public var failure: String?
   public var passed: Bool { failure == nil }
+  /// Whether `failure` is the stall rule's: a seam far smaller than both its moving neighbours.
+  public var stalls = false
 }
 
 extension SeamJudgement {
@@ -84,6 +86,7 @@ extension SeamJudgement {
         format:
           "seam ratio %.2f: the seam's change (%.2f codes) is below half its neighbours' %.2f and %.2f: the last frame repeats the first (a stall)",
         judgement.ratio, seam, before, after)
+      judgement.stalls = true
     }
     return judgement
   }
@@ -131,12 +134,13 @@ public enum Fidelity {
 
   /// The steps where `file[i] > factor * source[i] + slack(blocks:)`, the seam (the last step)
   /// first, then the rest from the largest excess down; `blocks` is `LocalChange.blocks` of the
-  /// pictures.
-  public static func jumps(file: [Double], source: [Double], blocks: Int) -> [FidelityJump] {
+  /// pictures. Without `loops` (a transition clip, whose last frame leads into another loop) the
+  /// last step, from the last frame back to the first, is no step of the clip and is left out.
+  public static func jumps(file: [Double], source: [Double], blocks: Int, loops: Bool = true) -> [FidelityJump] {
     precondition(file.count == source.count, "step counts differ")
     let slack = slack(blocks: blocks)
     var found: [FidelityJump] = []
-    for i in file.indices where file[i] > factor * source[i] + slack {
+    for i in (loops ? file.indices : file.indices.dropLast()) where file[i] > factor * source[i] + slack {
       found.append(FidelityJump(index: i, isSeam: i == file.count - 1, file: file[i], source: source[i]))
     }
     return found.sorted { a, b in
