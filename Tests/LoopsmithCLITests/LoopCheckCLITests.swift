@@ -268,6 +268,16 @@ import _TestSupport
     #expect(
       moved.stdout.contains("note: the file's loopsmith-preset tag names voice.csv, which is not beside the video"),
       "\(moved.stdout)")
+    // --max-bytes checks its encodes the same way: into another folder, the track is not beside
+    // them either, and the render still succeeds (it once failed here, writing nothing).
+    let budget = try runLoopsmith(
+      [
+        "render", "voice-orb", "--levels", "voice.csv", "--size", "32x32", "--scale", "0.1", "--fps", "4", "-o",
+        "moved/budget.webm", "--max-bytes", "1M",
+      ], in: dir.url)
+    #expect(budget.status == 0, "\(budget.stderr)")
+    #expect(budget.stderr.contains("the loop check passed"), "\(budget.stderr)")
+    #expect(FileManager.default.fileExists(atPath: dir.path("moved/budget.webm")))
   }
 
   @Test func aToneCutMidWaveClicksAtTheAudioSeamAndAWholeOneDoesNot() throws {
