@@ -151,6 +151,7 @@ extension RenderRequest {
       threads: try threadsThatFit(threads, width: width, height: height, settings: settings),
       levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
     job.notices = try audioNotices(settings, fps: fps, frameCount: frameCount)
+    if !isStill, clip == nil, let note = Self.sequenceNotice(type: type, values: values) { job.notices.append(note) }
     job.posters = try posterSettings(for: settings, width: width, height: height, fps: fps)
     // A poster in a format without alpha (JPEG) is named in the notice as an output is; the others
     // keep alpha as their output does.
@@ -158,6 +159,19 @@ extension RenderRequest {
       info: type.info, settings: settings + job.posters.filter { !$0.codec.spec.carriesAlpha })
     (job.maxBytes, job.platform) = (budget, limits)
     return try frames.map { try job.segment($0) } ?? job
+  }
+
+  /// A sequence that plays once holds its last value to the loop's end, and the loop starts on its
+  /// first: when they differ, the file jumps at its seam, which the user should hear of before
+  /// `check` tells them.
+  static func sequenceNotice(type: any Effect.Type, values: ParameterValues) -> String? {
+    let steps = values.steps("sequence")
+    guard let first = steps.first?.value, let last = steps.last?.value, first != last, !values.flag("repeat")
+    else { return nil }
+    let repeats = type.info.parameter(named: "repeat") != nil
+    return "the sequence plays once, so the loop ends on \(last) and starts again on \(first): it jumps at the seam; "
+      + (repeats ? "--set repeat=true plays it over and over, or " : "")
+      + "--transition \(first):\(last) makes a clip to play between their loops"
   }
 
   /// The error for `-n/--no-overwrite` when `path` exists.

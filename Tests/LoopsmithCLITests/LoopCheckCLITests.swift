@@ -244,6 +244,36 @@ import _TestSupport
     #expect(stalled.stdout.contains("against the file's loopsmith-preset tag"), "\(stalled.stdout)")
   }
 
+  /// A sequence that plays once ends on its last value and starts on its first: `render` says the
+  /// loop will jump there (and `check` finds it does); repeated, or ending where it starts, no note.
+  @Test func aSequencePlayedOnceIsNamedAsJumpingAtTheSeam() throws {
+    let dir = TemporaryDirectory()
+    let tiny = ["--size", "16x16", "--scale", "0.05", "--fps", "4", "--quiet"]
+    let once = try runLoopsmith(
+      ["render", "weather", "--set", "sequence=clearDay:3,clearNight:3", "-o", dir.path("once.mp4")] + tiny)
+    #expect(once.status == 0, "\(once.stderr)")
+    let notes = once.stderr.split(separator: "\n").filter { $0.hasPrefix("Note:") }
+    #expect(notes.count == 1, "\(once.stderr)")
+    #expect(
+      notes.first?.contains("the loop ends on clearNight and starts again on clearDay: it jumps at the seam") == true
+        && notes.first?.contains("--set repeat=true") == true, "\(once.stderr)")
+    let jumped = try runLoopsmith(["check", dir.path("once.mp4")])
+    #expect(jumped.status == 1 && jumped.stdout.contains("the loop jumps at the seam"), "\(jumped.stdout)")
+    for (name, sequence) in [
+      ("repeat.mp4", ["sequence=clearDay:3,clearNight:3", "repeat=true"]),
+      ("back.mp4", ["sequence=clearDay:3,clearNight:3,clearDay:3"]),
+    ] {
+      let r = try runLoopsmith(
+        ["render", "weather"] + sequence.flatMap { ["--set", $0] } + ["-o", dir.path(name)] + tiny)
+      #expect(r.status == 0 && !r.stderr.contains("Note:"), "\(name): \(r.stderr)")
+    }
+    let voice = try runLoopsmith(
+      ["render", "voice-orb", "--set", "sequence=idle:2,speaking:3", "--background", "black", "-o", dir.path("v.mp4")]
+        + tiny)
+    #expect(voice.stderr.contains("ends on speaking and starts again on idle"), "\(voice.stderr)")
+    #expect(!voice.stderr.contains("repeat=true"), "the voice orb has no repeat: \(voice.stderr)")
+  }
+
   /// A level track the tag names is read beside the video: moved without it, the file is judged
   /// on its own, with a note, instead of failing for a file it never needed to play.
   @Test func aTagWhoseLevelFileIsNotBesideTheVideoIsJudgedOnItsOwn() throws {
