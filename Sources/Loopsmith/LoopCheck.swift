@@ -177,11 +177,17 @@ public struct LoopCheck: Sendable {
       steps.append(LocalChange.step(previous, firstPlanes))
       judged = steps
     }
+    // The source's steps, its seam included, when it was drawn beside every frame of the file.
+    var compared: [Double]?
+    if source != nil, next == nil, let sourceFirst, sourceSteps.count == steps.count - 1 {
+      sourceSteps.append(LocalChange.step(sourcePrevious, sourceFirst))
+      compared = sourceSteps
+    }
     // A transition clip ends just before another loop's frame 0: its own first frame does not follow its last.
     let loops = next != nil || transition == nil
-    let judgement = SeamJudgement.judge(steps: judged, checkStall: next == nil && loops)
-    var seamFailure = loops ? judgement.failure : nil
-    let seamFailureIndex = failures.count
+    let judgement = SeamJudgement.judge(steps: judged, checkStall: next == nil && loops, source: compared)
+    if loops, let failure = judgement.failure { failures.append(failure) }
+    if let note = judgement.note { notes.append(note) }
     if !loops, let transition {
       let pair = transition.split(separator: ":").map(String.init)
       notes.append(
@@ -190,22 +196,9 @@ public struct LoopCheck: Sendable {
     }
 
     var comparison: Against?
-    if source != nil, next == nil, let sourceFirst, sourceSteps.count == steps.count - 1 {
-      sourceSteps.append(LocalChange.step(sourcePrevious, sourceFirst))
+    if let sourceSteps = compared {
       let blocks = LocalChange.blocks(width: info.width, height: info.height)
       let jumps = Fidelity.jumps(file: steps, source: sourceSteps, blocks: blocks, loops: loops)
-      // A seam small beside its neighbours is a repeated frame only where the source's is not: a
-      // loop that slows into its seam and starts fast (a sequence's fade) has that shape itself.
-      let sourceJudgement = SeamJudgement.judge(steps: sourceSteps)
-      if judgement.stalls, sourceJudgement.stalls {
-        seamFailure = nil
-        notes.append(
-          String(
-            format:
-              "the seam (%.2f codes) is small beside its neighbours (%.2f and %.2f) as the source's is (%.2f beside %.2f and %.2f): the loop slows into its seam; no frame repeats",
-            judgement.seam, judgement.before, judgement.after, sourceJudgement.seam, sourceJudgement.before,
-            sourceJudgement.after))
-      }
       let slack = Fidelity.slack(blocks: blocks)
       comparison = Against(source: sourceLabel, sourceSteps: sourceSteps, jumps: jumps, slack: slack)
       let counted = explicit ? jumps : jumps.filter(\.isSeam)
@@ -221,8 +214,6 @@ public struct LoopCheck: Sendable {
             + describe(others, frames: count))
       }
     }
-
-    if let seamFailure { failures.insert(seamFailure, at: seamFailureIndex) }
 
     var audio: AudioSeam?
     if info.hasAudio, next == nil {
@@ -256,9 +247,17 @@ public struct LoopCheck: Sendable {
       failures: failures, notes: notes, transition: loops ? nil : transition)
   }
 
-  /// The first file `request` reads (a level track, a sound) that does not exist.
+  /// The steps of the file's own motion: all of them for a loop (the seam last), all but the last
+  /// for a transition clip, whose last frame leads into another loop.
+  public var ownSteps: ArraySlice<Double> { transition == nil ? steps[...] : steps.dropLast() }
+
+  /// The first file `request` reads (the settings the table marks as files: a level track, a
+  /// sound) that does not exist.
   static func missingFile(_ request: RenderRequest) -> String? {
-    [request.levels, request.audio].compactMap { $0 }.first { !FileManager.default.fileExists(atPath: $0) }
+    RenderSetting.all.lazy.filter(\.isFile).compactMap { setting -> String? in
+      guard case .text(let path)? = setting.value(in: request) else { return nil }
+      return FileManager.default.fileExists(atPath: path) ? nil : path
+    }.first
   }
 
   /// The first few jumps as `seam 4.10 vs 0.90; 56->57 3.30 vs 0.70; ...`.

@@ -130,13 +130,11 @@ enum CheckCommand {
         seam, j.seam, j.median, j.high, j.threshold, j.ratio)
     }
     if let a = report.against {
-      // A clip's last step, back to its first frame, is none of its steps.
-      let judged = report.transition == nil ? report.steps.count : report.steps.count - 1
-      let worst = zip(report.steps.prefix(judged), a.sourceSteps).map { $0 - $1 }.max() ?? 0
+      let worst = zip(report.ownSteps, a.sourceSteps).map { $0 - $1 }.max() ?? 0
       out += String(
         format:
           "  against %@: %d of %d steps jump beyond the source's motion (1.5 x its step + %.2f codes); the largest excess %.2f codes\n",
-        a.source, a.jumps.count, judged, a.slack, worst)
+        a.source, a.jumps.count, report.ownSteps.count, a.slack, worst)
     }
     if let audio = report.audio, let s = audio.seamSteps.max(), let n = audio.neighbourSteps.max() {
       out += String(format: "  audio seam step %.4f against neighbouring steps up to %.4f\n", s, n)
@@ -150,9 +148,7 @@ enum CheckCommand {
     let i = report.info
     let j = report.judgement
     func r(_ v: Double) -> Double { v.isFinite ? (v * 1000).rounded() / 1000 : -1 }
-    // A clip's last step, back to its first frame, is none of its steps.
-    let judged = report.transition == nil ? report.steps.indices : report.steps.indices.dropLast()
-    let worst = judged.sorted { report.steps[$0] > report.steps[$1] }.prefix(5).map {
+    let worst = report.ownSteps.indices.sorted { report.steps[$0] > report.steps[$1] }.prefix(5).map {
       index -> [String: Any] in
       ["step": index == report.steps.count - 1 ? "seam" : "\(index)->\(index + 1)", "value": r(report.steps[index])]
     }

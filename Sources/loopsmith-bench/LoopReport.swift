@@ -532,7 +532,7 @@ func measureLoop(
     let blocks = LocalChange.blocks(width: width, height: height)
     let jumps = Fidelity.jumps(file: fileSteps, source: sourceSteps, blocks: blocks)
     m.checkJumps = jumps.count
-    m.checkPasses = jumps.isEmpty && SeamJudgement.judge(steps: fileSteps).passed
+    m.checkPasses = jumps.isEmpty && SeamJudgement.judge(steps: fileSteps, source: sourceSteps).passed
     (m.checkSeamFile, m.checkSeamSource) = (fileSteps.last ?? 0, sourceSteps.last ?? 0)
     // The worst step: the largest excess over the threshold (negative when none jumps).
     let slack = Fidelity.slack(blocks: blocks)

@@ -14,6 +14,20 @@ import Testing
     #expect(judgement.failure?.contains("stall") == true, "\(String(describing: judgement.failure))")
   }
 
+  /// The weather tour at 16x16 and 4 fps slows into its seam at the end of a fade and starts
+  /// fast: a stall by the file's steps alone, none beside a source of the same shape (a note
+  /// instead), and still one beside a source whose seam moves like its neighbours.
+  @Test func aStallShapedSeamTheSourceHasTooIsNoStall() {
+    let file = [4.55] + Array(repeating: 4.0, count: 60) + [1.23, 0.57]
+    let alone = SeamJudgement.judge(steps: file)
+    #expect(alone.stalls && alone.failure?.contains("(a stall)") == true)
+    let shaped = SeamJudgement.judge(steps: file, source: [4.45] + Array(repeating: 4.0, count: 60) + [1.31, 0.49])
+    #expect(shaped.failure == nil && !shaped.stalls, "\(String(describing: shaped.failure))")
+    #expect(shaped.note?.contains("the loop slows into its seam") == true, "\(String(describing: shaped.note))")
+    let moving = SeamJudgement.judge(steps: file, source: [4.45] + Array(repeating: 4.0, count: 60) + [1.31, 1.2])
+    #expect(moving.stalls && moving.note == nil)
+  }
+
   /// A rain-to-snow sequence: fast passages raise the median, the calm seam sits between a calm
   /// step and a fast one. Not a stall, and not a jump.
   @Test func aCalmSeamInAFastLoopPasses() {

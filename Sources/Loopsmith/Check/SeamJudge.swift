@@ -22,6 +22,8 @@ public struct SeamJudgement: Sendable {
   public var passed: Bool { failure == nil }
   /// Whether `failure` is the stall rule's: a seam far smaller than both its moving neighbours.
   public var stalls = false
+  /// What was found without failing, one sentence: a stall-shaped seam the source has too.
+  public var note: String?
 }
 
 extension SeamJudgement {
@@ -54,8 +56,10 @@ extension SeamJudgement {
 
   /// Judges `steps`, where `steps[i]` is the change from frame i to i + 1 and the last entry is
   /// the seam (last frame to frame 0). `checkStall` adds the stall rule: a seam far smaller than
-  /// both its moving neighbours means the last frame repeats the first.
-  public static func judge(steps: [Double], checkStall: Bool = true) -> SeamJudgement {
+  /// both its moving neighbours means the last frame repeats the first, unless `source` (the
+  /// lossless source's steps, the same count) has a seam of that shape too: a loop that slows into
+  /// its seam and starts fast (a sequence's fade) repeats nothing.
+  public static func judge(steps: [Double], checkStall: Bool = true, source: [Double]? = nil) -> SeamJudgement {
     let seam = steps.last ?? 0
     let others = Array(steps.dropLast())
     let sorted = others.sorted()
@@ -82,11 +86,18 @@ extension SeamJudgement {
       seam < stallFraction * min(before, after)
         || (seam < noisyStallFraction * min(before, after) && seam < stallMedianFactor * median)
     {
-      judgement.failure = String(
-        format:
-          "seam ratio %.2f: the seam's change (%.2f codes) is below half its neighbours' %.2f and %.2f: the last frame repeats the first (a stall)",
-        judgement.ratio, seam, before, after)
-      judgement.stalls = true
+      if let source, source.count == steps.count, case let own = judge(steps: source), own.stalls {
+        judgement.note = String(
+          format:
+            "the seam (%.2f codes) is small beside its neighbours (%.2f and %.2f) as the source's is (%.2f beside %.2f and %.2f): the loop slows into its seam; no frame repeats",
+          seam, before, after, own.seam, own.before, own.after)
+      } else {
+        judgement.failure = String(
+          format:
+            "seam ratio %.2f: the seam's change (%.2f codes) is below half its neighbours' %.2f and %.2f: the last frame repeats the first (a stall)",
+          judgement.ratio, seam, before, after)
+        judgement.stalls = true
+      }
     }
     return judgement
   }
