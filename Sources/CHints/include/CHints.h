@@ -44,6 +44,41 @@ static inline void chints_store_pixels8(float *p, chints_float8 r, chints_float8
   __builtin_memcpy(p, out, sizeof out);  // unaligned, and no type to alias
 }
 
+// Eight RGBA pixels of four floats at `p` loaded as a vector a channel into `out` (r, g, b, a,
+// eight floats each; a local the optimizer keeps in registers once this is inlined): the inverse of
+// `chints_store_pixels8`, four two-pixel loads (pixels i and i + 4 in the two halves) and eight
+// shuffles, where Swift's lane by lane gathers built each channel from inserts (the YUV
+// conversion's loads, and Raster's fused discs reading a row: FrameConverter.swift,
+// GraphicsContext+Discs.swift).
+static inline void chints_load_pixels8(const float *p, float *out) {
+  typedef float float4 __attribute__((ext_vector_type(4)));
+  float4 q[8];
+  __builtin_memcpy(q, p, sizeof q);  // unaligned, and no type to alias
+  // Pixels 0 | 4, 1 | 5, 2 | 6, 3 | 7.
+  chints_float8 m0 = __builtin_shufflevector(q[0], q[4], 0, 1, 2, 3, 4, 5, 6, 7);
+  chints_float8 m1 = __builtin_shufflevector(q[1], q[5], 0, 1, 2, 3, 4, 5, 6, 7);
+  chints_float8 m2 = __builtin_shufflevector(q[2], q[6], 0, 1, 2, 3, 4, 5, 6, 7);
+  chints_float8 m3 = __builtin_shufflevector(q[3], q[7], 0, 1, 2, 3, 4, 5, 6, 7);
+  // r0 r1 g0 g1 | r4 r5 g4 g5, b0 b1 a0 a1 | b4 b5 a4 a5, the same of pixels 2, 3 and 6, 7.
+  chints_float8 t0 = __builtin_shufflevector(m0, m1, 0, 8, 1, 9, 4, 12, 5, 13);
+  chints_float8 t1 = __builtin_shufflevector(m0, m1, 2, 10, 3, 11, 6, 14, 7, 15);
+  chints_float8 t2 = __builtin_shufflevector(m2, m3, 0, 8, 1, 9, 4, 12, 5, 13);
+  chints_float8 t3 = __builtin_shufflevector(m2, m3, 2, 10, 3, 11, 6, 14, 7, 15);
+  chints_float8 channels[4] = {
+    __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13),
+    __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15),
+    __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13),
+    __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15),
+  };
+#ifdef __AVX__
+  // Opaque to the optimizer (an empty statement that may change them): otherwise it traces each
+  // lane back to its load and rebuilds channels from scalar loads, inserts and blends, the code
+  // this was written to replace.
+  __asm__("" : "+x"(channels[0]), "+x"(channels[1]), "+x"(channels[2]), "+x"(channels[3]));
+#endif
+  __builtin_memcpy(out, channels, sizeof channels);
+}
+
 // The x86 instruction sets the C side of this build was compiled for, one bit each: SSE4.1,
 // SSE4.2, AVX, AVX2, FMA, BMI2, F16C, AVX-512F (`make build CPU=x86-64-v3` passes -march=haswell
 // to both compilers, so Swift's code assumes the same). `loopsmith doctor` prints them.

@@ -264,13 +264,15 @@ struct Pixels8 {
     (r, g, b, a) = (Lanes(repeating: p.x), Lanes(repeating: p.y), Lanes(repeating: p.z), Lanes(repeating: p.w))
   }
 
-  /// Eight pixels from memory, transposed to a vector a channel (as the YUV conversion loads them).
+  /// Eight pixels from memory, transposed to a vector a channel (`chints_load_pixels8`: eight
+  /// shuffles), as the YUV conversion loads them.
   @_transparent init(loading p: UnsafePointer<Pixel>) {
-    let (p0, p1, p2, p3, p4, p5, p6, p7) = (p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7])
-    r = Lanes(lowHalf: SIMD4(p0.x, p1.x, p2.x, p3.x), highHalf: SIMD4(p4.x, p5.x, p6.x, p7.x))
-    g = Lanes(lowHalf: SIMD4(p0.y, p1.y, p2.y, p3.y), highHalf: SIMD4(p4.y, p5.y, p6.y, p7.y))
-    b = Lanes(lowHalf: SIMD4(p0.z, p1.z, p2.z, p3.z), highHalf: SIMD4(p4.z, p5.z, p6.z, p7.z))
-    a = Lanes(lowHalf: SIMD4(p0.w, p1.w, p2.w, p3.w), highHalf: SIMD4(p4.w, p5.w, p6.w, p7.w))
+    var v = (Lanes(), Lanes(), Lanes(), Lanes())
+    withUnsafeMutableBytes(of: &v) {
+      chints_load_pixels8(
+        UnsafeRawPointer(p).assumingMemoryBound(to: Float.self), $0.baseAddress!.assumingMemoryBound(to: Float.self))
+    }
+    (r, g, b, a) = v
   }
 
   /// One moment of a crossfade mixed in, as `drawBlended` mixes its layers: the first moment
@@ -401,8 +403,25 @@ enum DiscRows {
   /// pixel starts from that color and every row is written; without, the pixels are read and
   /// only the columns some disc reaches are written. Returns the columns the discs reach, row by
   /// row: the pixels they may change.
+  ///
+  /// A row is held a plane a channel (`RowPlanes`, a few KB: it stays in the L1 cache) and each
+  /// disc is shaded over its chunks of the row in one tight loop, its constants in registers:
+  /// the chunks wholly inside its rim without coverage, the rim's with it. Every pixel goes
+  /// through the same operations in the same order as when each chunk took every disc in turn,
+  /// so the same bits; that order (a chunk at a time, every disc) kept too much live to stay in
+  /// registers and spent most of its time spilling and reloading.
   static func draw(
     _ moments: [GraphicsContext.FusedDiscs], weights: [Float], mode: BlendMode, opacity: Float, onto layer: Layer,
+    base: Pixel?
+  ) -> IntRect {
+    switch mode {
+    case .screen: draw(ScreenLanes.self, moments, weights: weights, opacity: opacity, onto: layer, base: base)
+    case .sourceOver: draw(SourceOverLanes.self, moments, weights: weights, opacity: opacity, onto: layer, base: base)
+    }
+  }
+
+  private static func draw<K: LaneBlendKernel>(
+    _: K.Type, _ moments: [GraphicsContext.FusedDiscs], weights: [Float], opacity: Float, onto layer: Layer,
     base: Pixel?
   ) -> IntRect {
     let width = layer.width
@@ -420,21 +439,33 @@ enum DiscRows {
     let total = moments.reduce(0) { $0 + $1.discs.count }
     let rowDiscs = UnsafeMutablePointer<RowDisc>.allocate(capacity: max(total, 1))
     defer { rowDiscs.deallocate() }
-    let ends = UnsafeMutableBufferPointer<Int>.allocate(capacity: moments.count)
-    defer { ends.deallocate() }
-    let mixWeights = UnsafeMutableBufferPointer<Float>.allocate(capacity: moments.count)
-    defer { mixWeights.deallocate() }
-    _ = mixWeights.initialize(from: weights)
+    var ends = [Int](repeating: 0, count: moments.count)
     let allSegments = moments.flatMap(\.segments)
     let segments = UnsafeMutablePointer<Falloff.Segment>.allocate(capacity: max(allSegments.count, 1))
     defer { segments.deallocate() }
     segments.initialize(from: allSegments, count: allSegments.count)
+    // Each segment's terms in `K`'s form eight lanes wide, read from memory in the loops: built
+    // there from a segment's four channels, the compiler split the lanes into halves.
+    let terms = UnsafeMutablePointer<Pixels8>.allocate(capacity: max(2 * allSegments.count, 1))
+    defer { terms.deallocate() }
+    for (i, segment) in allSegments.enumerated() {
+      (terms + 2 * i).initialize(to: Pixels8(repeating: K.offset(segment)))
+      (terms + 2 * i + 1).initialize(to: Pixels8(repeating: K.slope(segment)))
+    }
     var segmentBases: [Int] = []
     var segmentCount = 0
     for m in moments {
       segmentBases.append(segmentCount)
       segmentCount += m.segments.count
     }
+    // The row a plane a channel: what the discs blend onto (`held`), the pixels read (without a
+    // base), the moments mixed (with more than one).
+    let planes = RowPlanes(width: width, held: true, start: base == nil, mixed: moments.count > 1)
+    defer { planes.deallocate() }
+    let opaque = base.map { $0.w == 1 } ?? false
+    // With a base every chunk starts from it (tested once a loop, not unwrapped a chunk).
+    let fromBase = base != nil
+    let baseStart = Pixels8(repeating: base ?? .zero), baseHeld = K.hold(baseStart)
     let tail = UnsafeMutablePointer<Pixel>.allocate(capacity: 8)
     defer { tail.deallocate() }
     var touched = IntRect.empty
@@ -486,121 +517,149 @@ enum DiscRows {
         guard rowLo < rowHi else { continue }
         rowLo &= ~7
         if ty + 2 < rows.upperBound { prefetchForBlend(dest + 2 * width + rowLo, count: rowHi - rowLo) }
+        // The pixels read, a plane a channel; the row's last few through eight of scratch.
+        var x = rowLo
+        while x < rowHi {
+          planes.storeStart(Pixels8(loading: chunkSource(dest, x: x, width: width, tail: tail)), at: x)
+          x += 8
+        }
       }
-      var x = rowLo
-      while x < rowHi {
-        // Two whole chunks at a time where the second is needed: two independent chains a disc
-        // for the CPU to overlap, and the disc's scalar work shared.
-        if x &+ 16 <= width && x &+ 8 < rowHi {
-          switch mode {
-          case .screen:
-            pair(ScreenLanes.self, at: dest + x, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
-          case .sourceOver:
-            pair(SourceOverLanes.self, at: dest + x, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
+      var first = 0
+      for m in 0..<moments.count {
+        // The moment starts from the pixels, held as `K` blends onto them.
+        var x = rowLo
+        while x < rowHi {
+          planes.storeHeld(fromBase ? baseHeld : K.hold(planes.start(at: x)), at: x, alpha: true)
+          x &+= 8
+        }
+        for k in first..<ends[m] {
+          shadeRow(
+            K.self, rowDiscs[k], from: rowLo, segments: segments, terms: terms, opacity: opacity, opaque: opaque,
+            planes)
+        }
+        first = ends[m]
+        // The moment's pixels back from how `K` held them, mixed by weight when there are more.
+        x = rowLo
+        while x < rowHi {
+          let start = fromBase ? baseStart : planes.start(at: x)
+          let p = K.release(planes.held(at: x, alpha: true), held: fromBase ? baseHeld : K.hold(start), start: start)
+          if moments.count == 1 {
+            store(p, dest, x: x, width: width, tail: tail)
+          } else {
+            var mixed = m == 0 ? start : planes.mixed(at: x)
+            mixed.mix(p, weight: weights[m], first: m == 0)
+            planes.storeMixed(mixed, at: x)
           }
-          x += 16
-          continue
+          x += 8
         }
-        // Whole chunks in place (their columns past `rowHi` are beyond every rim); the row's
-        // last few pixels through eight of scratch.
-        let count = min(8, width - x)
-        let at = count == 8 ? dest + x : tail
-        if count < 8 {
-          tail.update(repeating: base ?? .zero, count: 8)
-          if base == nil { tail.update(from: dest + x, count: count) }
+      }
+      if moments.count > 1 {
+        var x = rowLo
+        while x < rowHi {
+          store(planes.mixed(at: x), dest, x: x, width: width, tail: tail)
+          x += 8
         }
-        switch mode {
-        case .screen:
-          chunk(ScreenLanes.self, at: at, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
-        case .sourceOver:
-          chunk(SourceOverLanes.self, at: at, x: x, base: base, rowDiscs, ends, segments, mixWeights, opacity)
-        }
-        if count < 8 { (dest + x).update(from: tail, count: count) }
-        x += 8
       }
     }
     return touched
   }
 
-  /// The eight pixels at `at` (column `x` of the row) with every moment's discs that reach them
-  /// blended on, mixed by weight, written back (stored here, not returned: the optimizer keeps
-  /// this call, and a returned chunk went through memory).
-  @inline(__always)
-  private static func chunk<K: LaneBlendKernel>(
-    _: K.Type, at: UnsafeMutablePointer<Pixel>, x: Int, base: Pixel?, _ rowDiscs: UnsafeMutablePointer<RowDisc>,
-    _ ends: UnsafeMutableBufferPointer<Int>, _ segments: UnsafePointer<Falloff.Segment>,
-    _ weights: UnsafeMutableBufferPointer<Float>, _ opacity: Float
-  ) {
-    let start = base.map { Pixels8(repeating: $0) } ?? Pixels8(loading: at)
-    let held = K.hold(start)
-    let opaque = base.map { $0.w == 1 } ?? false
-    var mixed = start
-    var first = 0
-    for m in 0..<ends.count {
-      var h = held
-      for k in first..<ends[m] where rowDiscs[k].lo < x &+ 8 && rowDiscs[k].hi > x {
-        let r = rowDiscs[k]
-        let inside = x >= r.innerLo && x &+ 8 <= r.innerHi
-        shade(
-          K.self, r, x: x, inside: inside, segments: segments + r.segmentBase, opacity: opacity, opaque: opaque,
-          onto: &h)
-      }
-      first = ends[m]
-      let p = K.release(h, held: held, start: start)
-      if ends.count == 1 {
-        p.store(at)
-        return
-      }
-      mixed.mix(p, weight: weights[m], first: m == 0)
-    }
-    mixed.store(at)
+  /// The eight pixels of the row from column `x`: in place, or the row's last few in `tail`
+  /// (zero past the row).
+  @inline(__always) private static func chunkSource(
+    _ row: UnsafeMutablePointer<Pixel>, x: Int, width: Int, tail: UnsafeMutablePointer<Pixel>
+  ) -> UnsafePointer<Pixel> {
+    let count = min(8, width - x)
+    if count == 8 { return UnsafePointer(row + x) }
+    tail.update(repeating: .zero, count: 8)
+    tail.update(from: row + x, count: count)
+    return UnsafePointer(tail)
   }
 
-  /// `chunk` over the sixteen pixels at `at`: each disc that reaches either eight shaded over
-  /// both (where it does not reach, its coverage is 0 and it blends nothing, to the bit), so
-  /// the same bits as two chunks.
-  private static func pair<K: LaneBlendKernel>(
-    _: K.Type, at: UnsafeMutablePointer<Pixel>, x: Int, base: Pixel?, _ rowDiscs: UnsafeMutablePointer<RowDisc>,
-    _ ends: UnsafeMutableBufferPointer<Int>, _ segments: UnsafePointer<Falloff.Segment>,
-    _ weights: UnsafeMutableBufferPointer<Float>, _ opacity: Float
+  /// Eight pixels written at column `x` of the row, the row's last few through `tail`.
+  @inline(__always) private static func store(
+    _ p: Pixels8, _ row: UnsafeMutablePointer<Pixel>, x: Int, width: Int, tail: UnsafeMutablePointer<Pixel>
   ) {
-    let start0 = base.map { Pixels8(repeating: $0) } ?? Pixels8(loading: at)
-    let start1 = base.map { Pixels8(repeating: $0) } ?? Pixels8(loading: at + 8)
-    let held0 = K.hold(start0), held1 = K.hold(start1)
-    let opaque = base.map { $0.w == 1 } ?? false
-    var mixed0 = start0, mixed1 = start1
-    var first = 0
-    for m in 0..<ends.count {
-      var h0 = held0, h1 = held1
-      for k in first..<ends[m] where rowDiscs[k].lo < x &+ 16 && rowDiscs[k].hi > x {
-        let r = rowDiscs[k]
-        let inside = x >= r.innerLo && x &+ 16 <= r.innerHi
-        let s = segments + r.segmentBase
-        shade(K.self, r, x: x, inside: inside, segments: s, opacity: opacity, opaque: opaque, onto: &h0)
-        shade(K.self, r, x: x &+ 8, inside: inside, segments: s, opacity: opacity, opaque: opaque, onto: &h1)
-      }
-      first = ends[m]
-      let p0 = K.release(h0, held: held0, start: start0), p1 = K.release(h1, held: held1, start: start1)
-      if ends.count == 1 {
-        p0.store(at)
-        p1.store(at + 8)
-        return
-      }
-      mixed0.mix(p0, weight: weights[m], first: m == 0)
-      mixed1.mix(p1, weight: weights[m], first: m == 0)
+    let count = min(8, width - x)
+    if count == 8 {
+      p.store(row + x)
+    } else {
+      p.store(tail)
+      (row + x).update(from: tail, count: count)
     }
-    mixed0.store(at)
-    mixed1.store(at + 8)
+  }
+
+  /// One disc over the chunks of its row from the first at or after `from` (a multiple of
+  /// eight): the rim's chunks with coverage, the ones wholly inside without, each loop with the
+  /// disc's constants hoisted.
+  @inline(__always)
+  private static func shadeRow<K: LaneBlendKernel>(
+    _: K.Type, _ r: RowDisc, from: Int, segments: UnsafePointer<Falloff.Segment>,
+    terms: UnsafeMutablePointer<Pixels8>, opacity: Float, opaque: Bool,
+    _ planes: RowPlanes
+  ) {
+    let lo = max(r.lo & ~7, from), hi = r.hi
+    // The chunks x with innerLo <= x and x + 8 <= innerHi, as a range of chunk starts.
+    var inLo = hi, inHi = hi
+    if r.innerLo <= r.innerHi {
+      inLo = min(max((r.innerLo + 7) & ~7, lo), hi)
+      inHi = max(min(r.innerHi - 8, hi - 1), inLo - 8)
+      inHi = inHi < inLo ? inLo : min((inHi & ~7) + 8, hi)
+    }
+    let s = segments + r.segmentBase, t = terms + 2 * r.segmentBase
+    // Each case its own loops, its tests decided here, not a chunk at a time: opaque pixels
+    // under a kernel that keeps them opaque (no alpha read or written), and a disc of one
+    // segment at full opacity (Color Orbs' orbs: no segment chosen, no opacity applied inside).
+    let simple = r.disc.segments.count == 1 && opacity == 1
+    switch (opaque && K.keepsOpaque, simple) {
+    case (true, true):
+      shadeRun(K.self, r, lo..<inLo, inside: false, s, t, opacity: 1, opaque: true, simple: true, planes)
+      shadeRun(K.self, r, inLo..<inHi, inside: true, s, t, opacity: 1, opaque: true, simple: true, planes)
+      shadeRun(K.self, r, inHi..<hi, inside: false, s, t, opacity: 1, opaque: true, simple: true, planes)
+    case (true, false):
+      shadeRun(K.self, r, lo..<inLo, inside: false, s, t, opacity: opacity, opaque: true, simple: false, planes)
+      shadeRun(K.self, r, inLo..<inHi, inside: true, s, t, opacity: opacity, opaque: true, simple: false, planes)
+      shadeRun(K.self, r, inHi..<hi, inside: false, s, t, opacity: opacity, opaque: true, simple: false, planes)
+    default:
+      shadeRun(K.self, r, lo..<inLo, inside: false, s, t, opacity: opacity, opaque: opaque, simple: false, planes)
+      shadeRun(K.self, r, inLo..<inHi, inside: true, s, t, opacity: opacity, opaque: opaque, simple: false, planes)
+      shadeRun(K.self, r, inHi..<hi, inside: false, s, t, opacity: opacity, opaque: opaque, simple: false, planes)
+    }
+  }
+
+  /// One disc over the chunks starting in `columns` (from a multiple of eight), in the row's
+  /// planes; `inside`: they lie wholly inside its rim; `simple`: the disc has one segment and
+  /// `opacity` is 1.
+  @_transparent
+  private static func shadeRun<K: LaneBlendKernel>(
+    _: K.Type, _ r: RowDisc, _ columns: Range<Int>, inside: Bool, _ segments: UnsafePointer<Falloff.Segment>,
+    _ terms: UnsafeMutablePointer<Pixels8>, opacity: Float, opaque: Bool, simple: Bool, _ planes: RowPlanes
+  ) {
+    guard !columns.isEmpty else { return }
+    let d = r.disc
+    let a0 = terms[2 * d.segments.lowerBound], b0 = terms[2 * d.segments.lowerBound + 1]
+    let more = !simple && d.segments.count > 1
+    let keepAlpha = !(opaque && K.keepsOpaque)
+    var x = columns.lowerBound
+    while x < columns.upperBound {
+      var h = planes.held(at: x, alpha: keepAlpha)
+      shade(
+        K.self, r, x: x, inside: inside, first: (a0, b0), more: more, segments: segments, opacity: opacity,
+        opaque: opaque, onto: &h)
+      planes.storeHeld(h, at: x, alpha: keepAlpha)
+      x &+= 8
+    }
   }
 
   /// One disc shaded over eight pixels of its row and blended onto `h` (held as `K` holds it):
   /// the coverage from the distance to the rim (`discCoverage`; 1 where the eight lie wholly
   /// inside it: `inside`, which may be false where they do, to the same bits), the color from
-  /// the falloff's segment at that distance.
-  @_transparent  // always inlined: called from `chunk` once and from `pair` twice
+  /// the falloff's segment at that distance (`first`, the first segment's terms; `more`: the
+  /// disc has more segments).
+  @_transparent
   private static func shade<K: LaneBlendKernel>(
-    _: K.Type, _ r: RowDisc, x: Int, inside: Bool, segments: UnsafePointer<Falloff.Segment>, opacity: Float,
-    opaque: Bool, onto h: inout Pixels8
+    _: K.Type, _ r: RowDisc, x: Int, inside: Bool, first: (a: Pixels8, b: Pixels8), more: Bool,
+    segments: UnsafePointer<Falloff.Segment>, opacity: Float, opaque: Bool, onto h: inout Pixels8
   ) {
     let d = r.disc
     let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
@@ -623,26 +682,83 @@ enum DiscRows {
       held.replace(with: low, where: held .< low)
       held.replace(with: high, where: held .> high)
     }
-    let s0 = segments[d.segments.lowerBound]
-    var a = Pixels8(repeating: K.offset(s0)), b = Pixels8(repeating: K.slope(s0))
-    for i in d.segments.dropFirst() {
-      let s = segments[i]
-      let on = held .>= Lanes(repeating: s.from)
-      let sa = K.offset(s), sb = K.slope(s)
-      a.r.replace(with: Lanes(repeating: sa.x), where: on)
-      a.g.replace(with: Lanes(repeating: sa.y), where: on)
-      a.b.replace(with: Lanes(repeating: sa.z), where: on)
-      a.a.replace(with: Lanes(repeating: sa.w), where: on)
-      b.r.replace(with: Lanes(repeating: sb.x), where: on)
-      b.g.replace(with: Lanes(repeating: sb.y), where: on)
-      b.b.replace(with: Lanes(repeating: sb.z), where: on)
-      b.a.replace(with: Lanes(repeating: sb.w), where: on)
+    var (a, b) = first
+    if more {
+      for i in d.segments.dropFirst() {
+        let s = segments[i]
+        let on = held .>= Lanes(repeating: s.from)
+        let sa = K.offset(s), sb = K.slope(s)
+        a.r.replace(with: Lanes(repeating: sa.x), where: on)
+        a.g.replace(with: Lanes(repeating: sa.y), where: on)
+        a.b.replace(with: Lanes(repeating: sa.z), where: on)
+        a.a.replace(with: Lanes(repeating: sa.w), where: on)
+        b.r.replace(with: Lanes(repeating: sb.x), where: on)
+        b.g.replace(with: Lanes(repeating: sb.y), where: on)
+        b.b.replace(with: Lanes(repeating: sb.z), where: on)
+        b.a.replace(with: Lanes(repeating: sb.w), where: on)
+      }
     }
     var v = Pixels8(r: a.r + b.r * held, g: a.g + b.g * held, b: a.b + b.b * held, a: zero)
     if !(opaque && K.keepsOpaque) { v.a = a.a + b.a * held }
     if !(inside && opacity == 1) { v = K.cover(v, alpha) }  // times 1 is the same bits
     K.blend(v, &h, opaque: opaque)
   }
+}
+
+/// A row of pixels held a plane a channel, eight-aligned and padded to whole chunks of eight:
+/// what `DiscRows` blends onto (`held`), the row's pixels as read (`start`), the moments of a
+/// crossfade mixed (`mixed`). A plane is a row's width of floats, 4.3 KB at 1080 pixels.
+struct RowPlanes {
+  private let memory: UnsafeMutableRawPointer
+  /// Floats a plane (the width rounded up to a chunk).
+  private let stride: Int
+  private let heldPlanes: UnsafeMutablePointer<Float>
+  private let startPlanes: UnsafeMutablePointer<Float>
+  private let mixedPlanes: UnsafeMutablePointer<Float>
+
+  init(width: Int, held: Bool, start: Bool, mixed: Bool) {
+    let stride = (width + 7) & ~7
+    let sets = [held, start, mixed].filter { $0 }.count
+    let memory = UnsafeMutableRawPointer.allocate(
+      byteCount: max(sets, 1) * 4 * stride * MemoryLayout<Float>.stride, alignment: 64)
+    let floats = memory.bindMemory(to: Float.self, capacity: max(sets, 1) * 4 * stride)
+    // Each set wanted takes the next four planes; one not wanted is never read.
+    var offsets: [Int] = []
+    for wanted in [held, start, mixed] { offsets.append(wanted ? offsets.filter { $0 >= 0 }.count * 4 * stride : -1) }
+    (self.memory, self.stride) = (memory, stride)
+    heldPlanes = floats + max(offsets[0], 0)
+    startPlanes = floats + max(offsets[1], 0)
+    mixedPlanes = floats + max(offsets[2], 0)
+  }
+
+  func deallocate() { memory.deallocate() }
+
+  @_transparent private func load(_ planes: UnsafeMutablePointer<Float>, _ x: Int, alpha: Bool) -> Pixels8 {
+    let p = UnsafeRawPointer(planes + x)
+    let step = stride * MemoryLayout<Float>.stride
+    return Pixels8(
+      r: p.load(as: Lanes.self), g: p.load(fromByteOffset: step, as: Lanes.self),
+      b: p.load(fromByteOffset: 2 * step, as: Lanes.self),
+      a: alpha ? p.load(fromByteOffset: 3 * step, as: Lanes.self) : Lanes(repeating: 0))
+  }
+
+  @_transparent private func store(_ v: Pixels8, _ planes: UnsafeMutablePointer<Float>, _ x: Int, alpha: Bool) {
+    let p = UnsafeMutableRawPointer(planes + x)
+    let step = stride * MemoryLayout<Float>.stride
+    p.storeBytes(of: v.r, as: Lanes.self)
+    p.storeBytes(of: v.g, toByteOffset: step, as: Lanes.self)
+    p.storeBytes(of: v.b, toByteOffset: 2 * step, as: Lanes.self)
+    if alpha { p.storeBytes(of: v.a, toByteOffset: 3 * step, as: Lanes.self) }
+  }
+
+  /// The eight held pixels from column `x` (a multiple of eight); without `alpha`, their alpha
+  /// is neither read nor written (0 read: a kernel keeping opaque pixels opaque never reads it).
+  @_transparent func held(at x: Int, alpha: Bool) -> Pixels8 { load(heldPlanes, x, alpha: alpha) }
+  @_transparent func storeHeld(_ v: Pixels8, at x: Int, alpha: Bool) { store(v, heldPlanes, x, alpha: alpha) }
+  @_transparent func start(at x: Int) -> Pixels8 { load(startPlanes, x, alpha: true) }
+  @_transparent func storeStart(_ v: Pixels8, at x: Int) { store(v, startPlanes, x, alpha: true) }
+  @_transparent func mixed(at x: Int) -> Pixels8 { load(mixedPlanes, x, alpha: true) }
+  @_transparent func storeMixed(_ v: Pixels8, at x: Int) { store(v, mixedPlanes, x, alpha: true) }
 }
 
 /// The coverage of a pixel whose center lies `distance` pixels from the center of a disc of

@@ -183,8 +183,7 @@ public final class FrameConverter: Sendable {
 
   // MARK: - YUV 4:2:0
 
-  private func convert420(_ image: Image, _ frame: ConvertedFrame, bits: Int, rows: Range<Int>, drawnRows: Range<Int>)
-  {
+  private func convert420(_ image: Image, _ frame: ConvertedFrame, bits: Int, rows: Range<Int>, drawnRows: Range<Int>) {
     // Two copies of one loop, so neither tests the sample size per block.
     if bits == 8 {
       convert420(image, frame, bits: 8, sample: UInt8.self, rows: rows, drawnRows: drawnRows)
@@ -376,6 +375,30 @@ public final class FrameConverter: Sendable {
       let crValues = offset + crScale * (r - luma) + crNoise
       return (cbValues, crValues)
     }
+    /// `values` for the eight samples cx..<cx + 8 of an opaque frame, lane for lane the same
+    /// arithmetic; the dither from `lines`, each row of the table rotated to its offset and
+    /// extended past 64, so eight lanes are one load.
+    @inline(__always) func values8(
+      _ sums: ColumnSums, _ cx: Int, lines: (UnsafePointer<Float>, UnsafePointer<Float>)
+    )
+      -> (Lanes, Lanes)
+    {
+      @inline(__always) func taps8(_ channel: UnsafeMutablePointer<Float>) -> Lanes {
+        let left = UnsafeRawPointer(channel + 2 * cx).loadUnaligned(as: SIMD16<Float>.self)
+        let right = UnsafeRawPointer(channel + 2 * cx + 2).loadUnaligned(as: SIMD16<Float>.self)
+        return (left.evenHalf + right.oddHalf) + Lanes(repeating: 3) * (left.oddHalf + right.evenHalf)
+      }
+      let sixteenth = Lanes(repeating: 1.0 / 16)
+      let r = taps8(sums.red) * sixteenth
+      let g = taps8(sums.green) * sixteenth
+      let b = taps8(sums.blue) * sixteenth
+      let luma = Lanes(repeating: BT709.kr) * r + Lanes(repeating: BT709.kg) * g + Lanes(repeating: BT709.kb) * b
+      let cbNoise = UnsafeRawPointer(lines.0 + (cx & 63)).loadUnaligned(as: Lanes.self)
+      let crNoise = UnsafeRawPointer(lines.1 + (cx & 63)).loadUnaligned(as: Lanes.self)
+      let cbValues = Lanes(repeating: offset.x) + Lanes(repeating: cbScale.x) * (b - luma) + cbNoise
+      let crValues = Lanes(repeating: offset.x) + Lanes(repeating: crScale.x) * (r - luma) + crNoise
+      return (cbValues, crValues)
+    }
     // A run's chroma tile: this code over 64 samples of sums that are all the run's.
     var runs: UniformTiles? = nil
     if Sample.self == UInt8.self, let uniform, let chunk = (0..<blocks / 4).first(where: { uniform.flags[$0] != 0 }) {
@@ -388,8 +411,30 @@ public final class FrameConverter: Sendable {
         premultiplied: premultiplied, blocks: 64)
       runs = uniform
     }
+    // The dither rows as `values8` reads them: lane j of sample cx is entry (cx + 17 + j) & 63
+    // of Cb's row, (cx + 41 + j) & 63 of Cr's, as in `values`.
+    let eight = Sample.self == UInt8.self && !premultiplied && blocks >= 8
+    let lines = UnsafeMutablePointer<Float>.allocate(capacity: eight ? 2 * 72 : 0)
+    defer { lines.deallocate() }
+    if eight {
+      for i in 0..<72 {
+        lines[i] = dither.0[(i + 17) & 63]
+        lines[72 + i] = dither.1[(i + 41) & 63]
+      }
+    }
+    let eightMaximum = Lanes(repeating: maximum.x)
     var cx = 0
     while cx < blocks {
+      // Eight samples at a time where neither group of four is a run's.
+      if eight && cx + 8 <= blocks
+        && !(runs.map { $0.groupIsUniform(cx / 4) || $0.groupIsUniform(cx / 4 + 1) } ?? false)
+      {
+        let (cbValues, crValues) = values8(sums, cx, lines: (UnsafePointer(lines), UnsafePointer(lines + 72)))
+        UnsafeMutableRawPointer(cb + cx).storeBytes(of: byteCodes8(cbValues, maximum: eightMaximum), as: LaneBytes.self)
+        UnsafeMutableRawPointer(cr + cx).storeBytes(of: byteCodes8(crValues, maximum: eightMaximum), as: LaneBytes.self)
+        cx += 8
+        continue
+      }
       if let runs, runs.groupIsUniform(cx / 4) {
         let i = cx & 63
         UnsafeMutableRawPointer(cb + cx).storeBytes(
@@ -788,13 +833,13 @@ let ditherTable: [Float] = (0..<4096).map { index in
   _ pixels: UnsafeMutablePointer<Pixel>, background: (Lanes, Lanes, Lanes)
 ) -> (Lanes, Lanes, Lanes) {
   let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
-  // Eight whole-pixel vector loads, transposed to a vector a channel with shuffles.
-  let (p0, p1, p2, p3, p4, p5, p6, p7) =
-    (pixels[0], pixels[1], pixels[2], pixels[3], pixels[4], pixels[5], pixels[6], pixels[7])
-  let r = Lanes(lowHalf: SIMD4(p0.x, p1.x, p2.x, p3.x), highHalf: SIMD4(p4.x, p5.x, p6.x, p7.x))
-  let g = Lanes(lowHalf: SIMD4(p0.y, p1.y, p2.y, p3.y), highHalf: SIMD4(p4.y, p5.y, p6.y, p7.y))
-  let b = Lanes(lowHalf: SIMD4(p0.z, p1.z, p2.z, p3.z), highHalf: SIMD4(p4.z, p5.z, p6.z, p7.z))
-  let a = Lanes(lowHalf: SIMD4(p0.w, p1.w, p2.w, p3.w), highHalf: SIMD4(p4.w, p5.w, p6.w, p7.w))
+  // Eight pixels transposed to a vector a channel with shuffles (`chints_load_pixels8`).
+  var v = (zero, zero, zero, zero)
+  withUnsafeMutableBytes(of: &v) {
+    chints_load_pixels8(
+      UnsafeRawPointer(pixels).assumingMemoryBound(to: Float.self), $0.baseAddress!.assumingMemoryBound(to: Float.self))
+  }
+  let (r, g, b, a) = v
   let keep = one - clamp8(a, zero, one)
   let outR = clamp8(r, zero, one) + background.0 * keep
   let outG = clamp8(g, zero, one) + background.1 * keep
