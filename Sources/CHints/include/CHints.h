@@ -19,6 +19,29 @@ static inline void chints_prefetch_write(void *address) { __builtin_prefetch(add
 typedef float chints_float8 __attribute__((ext_vector_type(8)));
 static inline chints_float8 chints_sqrt8(chints_float8 v) { return __builtin_elementwise_sqrt(v); }
 
+// `v` held to lo...hi lane by lane as x86's `maxps` then `minps`: NaN becomes lo, as Swift's
+// `clamp`; a -0 against lo = +0 becomes +0 (a zero either way, and the YUV conversion adds it to
+// positive terms before rounding). Two instructions where Swift's compares and selects took
+// three or four (FrameConverter.swift's `clamp8`).
+typedef float chints_v8sf __attribute__((vector_size(32)));
+typedef float chints_v4sf __attribute__((vector_size(16)));
+static inline chints_float8 chints_clamp8(chints_float8 v, chints_float8 lo, chints_float8 hi) {
+#ifdef __AVX__
+  return (chints_float8)__builtin_ia32_minps256(__builtin_ia32_maxps256((chints_v8sf)v, (chints_v8sf)lo),
+                                                (chints_v8sf)hi);
+#else
+  chints_v4sf v0 = __builtin_shufflevector((chints_v8sf)v, (chints_v8sf)v, 0, 1, 2, 3);
+  chints_v4sf v1 = __builtin_shufflevector((chints_v8sf)v, (chints_v8sf)v, 4, 5, 6, 7);
+  chints_v4sf l0 = __builtin_shufflevector((chints_v8sf)lo, (chints_v8sf)lo, 0, 1, 2, 3);
+  chints_v4sf l1 = __builtin_shufflevector((chints_v8sf)lo, (chints_v8sf)lo, 4, 5, 6, 7);
+  chints_v4sf h0 = __builtin_shufflevector((chints_v8sf)hi, (chints_v8sf)hi, 0, 1, 2, 3);
+  chints_v4sf h1 = __builtin_shufflevector((chints_v8sf)hi, (chints_v8sf)hi, 4, 5, 6, 7);
+  chints_v4sf c0 = __builtin_ia32_minps(__builtin_ia32_maxps(v0, l0), h0);
+  chints_v4sf c1 = __builtin_ia32_minps(__builtin_ia32_maxps(v1, l1), h1);
+  return (chints_float8)__builtin_shufflevector(c0, c1, 0, 1, 2, 3, 4, 5, 6, 7);
+#endif
+}
+
 // Eight pixels held a vector a channel (r, g, b, a) written as eight RGBA pixels of four floats
 // at `p`: the 4x8 transpose in twelve shuffles (four unpacks, four shuffles, four half swaps) and
 // four stores, where Swift's lane by lane stores built each pixel from inserts (Raster's fused

@@ -466,6 +466,10 @@ enum DiscRows {
     // With a base every chunk starts from it (tested once a loop, not unwrapped a chunk).
     let fromBase = base != nil
     let baseStart = Pixels8(repeating: base ?? .zero), baseHeld = K.hold(baseStart)
+    // Over an opaque base a kernel that keeps pixels opaque never reads or writes the held
+    // alpha; it stays what the base holds, which is what a plane not read gives (0: `hold` of
+    // alpha 1 for the screen), so that plane is neither filled nor read.
+    let heldAlpha = !(opaque && K.keepsOpaque) || baseHeld.a != Lanes(repeating: 0)
     let tail = UnsafeMutablePointer<Pixel>.allocate(capacity: 8)
     defer { tail.deallocate() }
     var touched = IntRect.empty
@@ -529,7 +533,7 @@ enum DiscRows {
         // The moment starts from the pixels, held as `K` blends onto them.
         var x = rowLo
         while x < rowHi {
-          planes.storeHeld(fromBase ? baseHeld : K.hold(planes.start(at: x)), at: x, alpha: true)
+          planes.storeHeld(fromBase ? baseHeld : K.hold(planes.start(at: x)), at: x, alpha: heldAlpha)
           x &+= 8
         }
         for k in first..<ends[m] {
@@ -542,7 +546,8 @@ enum DiscRows {
         x = rowLo
         while x < rowHi {
           let start = fromBase ? baseStart : planes.start(at: x)
-          let p = K.release(planes.held(at: x, alpha: true), held: fromBase ? baseHeld : K.hold(start), start: start)
+          let p = K.release(
+            planes.held(at: x, alpha: heldAlpha), held: fromBase ? baseHeld : K.hold(start), start: start)
           if moments.count == 1 {
             store(p, dest, x: x, width: width, tail: tail)
           } else {

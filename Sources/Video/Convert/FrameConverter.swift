@@ -804,12 +804,8 @@ let ditherTable: [Float] = (0..<4096).map { index in
   return (clamp(v, .zero, maximum) + magic) - magic
 }
 
-@inline(__always) func clamp8(_ v: Lanes, _ lo: Lanes, _ hi: Lanes) -> Lanes {
-  var c = v
-  c.replace(with: lo, where: .!(c .>= lo))  // and NaN, as `clamp`
-  c.replace(with: hi, where: c .> hi)
-  return c
-}
+/// `clamp` for eight lanes (NaN becomes `lo`): `maxps` and `minps` (`chints_clamp8`).
+@_transparent func clamp8(_ v: Lanes, _ lo: Lanes, _ hi: Lanes) -> Lanes { chints_clamp8(v, lo, hi) }
 
 /// `sampleCodes` for eight lanes, as bytes: after adding 2^23 the code is the low byte of the
 /// float's bit pattern, so no conversion with its range check is needed.
