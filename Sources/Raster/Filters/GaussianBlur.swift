@@ -335,40 +335,130 @@ public final class GaussianBlur: @unchecked Sendable {
     let read = max(rows.lowerBound - radius, 0)..<min(rows.upperBound + radius, height)
     let scratch = self.scratch.reserve(width * read.count) - read.lowerBound * width
     do {
-      // Horizontal: pixels -> scratch.
+      // Horizontal: pixels -> scratch. Each pixel's taps in the same order (its own, then left
+      // and right at each distance), two pixels at a time as eight lanes, eight pixels an
+      // iteration in four independent sums: the same operations lane by lane. The row is read
+      // from a copy with `radius` clear pixels each side, so the taps past its ends add zero
+      // where they were skipped (a sum plus zero is that sum), and every pixel takes this path.
+      let padded = UnsafeMutablePointer<Pixel>.allocate(capacity: width + 2 * radius + 2)
+      defer { padded.deallocate() }
+      padded.initialize(repeating: .zero, count: width + 2 * radius + 2)
       for y in read {
-        let src = pixels + y * width, dst = scratch + y * width
-        for x in 0..<width {
-          var sum = src[x] * w[0]
-          let reach = min(radius, max(x, width - 1 - x))
-          var k = 1
-          while k <= reach {
-            let wk = Pixel(repeating: w[k])
-            if x - k >= 0 { sum += src[x - k] * wk }
-            if x + k < width { sum += src[x + k] * wk }
-            k += 1
-          }
-          dst[x] = sum
-        }
+        (padded + radius).update(from: pixels + y * width, count: width)
+        _ = horizontalPairs(padded + radius, scratch + y * width, from: 0, to: width, radius: radius, weights: w)
       }
-      // Vertical: scratch -> pixels, a row at a time so memory is read in order.
+      // Vertical: scratch -> pixels, a row at a time so memory is read in order; each output
+      // row's sums held in registers, 32 floats at a time, over every tap, in the same order
+      // as row by row (its own row, then up and down at each distance, where they exist).
+      let floats = 4 * width
       for y in rows {
-        let dst = pixels + y * width
-        let w0 = Pixel(repeating: w[0])
-        let center = scratch + y * width
-        for x in 0..<width { dst[x] = center[x] * w0 }
-        for k in 1...radius {
-          let wk = Pixel(repeating: w[k])
-          if y - k >= 0 {
-            let up = scratch + (y - k) * width
-            for x in 0..<width { dst[x] += up[x] * wk }
+        let dst = UnsafeMutableRawPointer(pixels + y * width)
+        let center = UnsafeRawPointer(scratch + y * width)
+        // Taps k = 1...radius: up from `center` by k rows while y - k >= 0, down while y + k < height.
+        let (ups, downs) = (min(radius, y), min(radius, height - 1 - y))
+        let rowBytes = width * MemoryLayout<Pixel>.stride
+        // Four sums of eight floats in flight: one alone waits on each add before the next.
+        var f = 0
+        while f &+ 32 <= floats {
+          let o = f &* MemoryLayout<Float>.stride
+          @inline(__always) func at(_ offset: Int) -> (Lanes, Lanes, Lanes, Lanes) {
+            (
+              center.loadUnaligned(fromByteOffset: offset, as: Lanes.self),
+              center.loadUnaligned(fromByteOffset: offset &+ 32, as: Lanes.self),
+              center.loadUnaligned(fromByteOffset: offset &+ 64, as: Lanes.self),
+              center.loadUnaligned(fromByteOffset: offset &+ 96, as: Lanes.self)
+            )
           }
-          if y + k < height {
-            let down = scratch + (y + k) * width
-            for x in 0..<width { dst[x] += down[x] * wk }
+          let w0 = Lanes(repeating: w[0])
+          var (s0, s1, s2, s3) = at(o)
+          (s0, s1, s2, s3) = (s0 * w0, s1 * w0, s2 * w0, s3 * w0)
+          for k in 1...radius {
+            let wk = Lanes(repeating: w[k])
+            if k <= ups {
+              let (a, b, c, d) = at(o &- k &* rowBytes)
+              (s0, s1, s2, s3) = (s0 + a * wk, s1 + b * wk, s2 + c * wk, s3 + d * wk)
+            }
+            if k <= downs {
+              let (a, b, c, d) = at(o &+ k &* rowBytes)
+              (s0, s1, s2, s3) = (s0 + a * wk, s1 + b * wk, s2 + c * wk, s3 + d * wk)
+            }
           }
+          dst.storeBytes(of: s0, toByteOffset: o, as: Lanes.self)
+          dst.storeBytes(of: s1, toByteOffset: o &+ 32, as: Lanes.self)
+          dst.storeBytes(of: s2, toByteOffset: o &+ 64, as: Lanes.self)
+          dst.storeBytes(of: s3, toByteOffset: o &+ 96, as: Lanes.self)
+          f &+= 32
+        }
+        while f &+ 8 <= floats {
+          let o = f &* MemoryLayout<Float>.stride
+          var sum = center.loadUnaligned(fromByteOffset: o, as: Lanes.self) * Lanes(repeating: w[0])
+          for k in 1...radius {
+            let wk = Lanes(repeating: w[k])
+            if k <= ups { sum += center.loadUnaligned(fromByteOffset: o &- k &* rowBytes, as: Lanes.self) * wk }
+            if k <= downs { sum += center.loadUnaligned(fromByteOffset: o &+ k &* rowBytes, as: Lanes.self) * wk }
+          }
+          dst.storeBytes(of: sum, toByteOffset: o, as: Lanes.self)
+          f &+= 8
+        }
+        if f < floats {  // an odd width's last pixel
+          let x = f / 4
+          var sum = center.load(fromByteOffset: 16 * x, as: Pixel.self) * Pixel(repeating: w[0])
+          for k in 1...radius {
+            let wk = Pixel(repeating: w[k])
+            if k <= ups { sum += center.load(fromByteOffset: 16 * x - k * rowBytes, as: Pixel.self) * wk }
+            if k <= downs { sum += center.load(fromByteOffset: 16 * x + k * rowBytes, as: Pixel.self) * wk }
+          }
+          dst.storeBytes(of: sum, toByteOffset: 16 * x, as: Pixel.self)
         }
       }
     }
+  }
+
+  /// The horizontal pass over pixels `from..<to` of a row, every tap readable: eight pixels
+  /// an iteration in four sums of two pixels a vector, then two, then one. Returns `to`.
+  @inline(__always)
+  private func horizontalPairs(
+    _ src: UnsafeMutablePointer<Pixel>, _ dst: UnsafeMutablePointer<Pixel>, from: Int, to: Int, radius: Int,
+    weights w: UnsafeMutablePointer<Float>
+  ) -> Int {
+    let s = UnsafeRawPointer(src), d = UnsafeMutableRawPointer(dst)
+    @inline(__always) func pair(_ x: Int) -> Lanes { s.loadUnaligned(fromByteOffset: 16 * x, as: Lanes.self) }
+    var x = from
+    while x &+ 8 <= to {
+      let w0 = Lanes(repeating: w[0])
+      var (a, b, c, e) = (pair(x) * w0, pair(x &+ 2) * w0, pair(x &+ 4) * w0, pair(x &+ 6) * w0)
+      for k in 1...radius {
+        let wk = Lanes(repeating: w[k])
+        (a, b, c, e) = (a + pair(x &- k) * wk, b + pair(x &+ 2 &- k) * wk, c + pair(x &+ 4 &- k) * wk, e + pair(x &+ 6 &- k) * wk)
+        (a, b, c, e) = (a + pair(x &+ k) * wk, b + pair(x &+ 2 &+ k) * wk, c + pair(x &+ 4 &+ k) * wk, e + pair(x &+ 6 &+ k) * wk)
+      }
+      d.storeBytes(of: a, toByteOffset: 16 &* x, as: Lanes.self)
+      d.storeBytes(of: b, toByteOffset: 16 &* (x &+ 2), as: Lanes.self)
+      d.storeBytes(of: c, toByteOffset: 16 &* (x &+ 4), as: Lanes.self)
+      d.storeBytes(of: e, toByteOffset: 16 &* (x &+ 6), as: Lanes.self)
+      x &+= 8
+    }
+    while x &+ 2 <= to {
+      let w0 = Lanes(repeating: w[0])
+      var a = pair(x) * w0
+      for k in 1...radius {
+        let wk = Lanes(repeating: w[k])
+        a += pair(x &- k) * wk
+        a += pair(x &+ k) * wk
+      }
+      d.storeBytes(of: a, toByteOffset: 16 &* x, as: Lanes.self)
+      x &+= 2
+    }
+    while x < to {
+      var sum = src[x] * w[0]
+      for k in 1...radius {
+        let wk = Pixel(repeating: w[k])
+        sum += src[x - k] * wk
+        sum += src[x + k] * wk
+      }
+      dst[x] = sum
+      x += 1
+    }
+    return to
   }
 }
