@@ -1,3 +1,5 @@
+import CHints
+
 /// What a fill or stroke paints with, as `GraphicsContext.Shading`. Points are in the drawing's
 /// user space, mapped by the context's transform like the path.
 public enum Shading: Sendable {
@@ -128,7 +130,7 @@ struct ShadingProgram {
           let ux = ux0 + k * dux
           let uy = uy0 + k * duy
           let r2 = ux * ux + uy * uy
-          let r = r2.squareRoot()
+          let r = chints_sqrt8(r2)  // one `sqrtps`; `squareRoot()` calls the C library's a lane
           let (index, fraction) = GradientTable.positions((r - start) * scale)
           for lane in 0..<8 {
             let k = Int(index[lane])
