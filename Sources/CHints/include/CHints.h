@@ -30,16 +30,33 @@ static inline chints_float8 chints_clamp8(chints_float8 v, chints_float8 lo, chi
   return (chints_float8)__builtin_ia32_minps256(__builtin_ia32_maxps256((chints_v8sf)v, (chints_v8sf)lo),
                                                 (chints_v8sf)hi);
 #else
-  chints_v4sf v0 = __builtin_shufflevector((chints_v8sf)v, (chints_v8sf)v, 0, 1, 2, 3);
-  chints_v4sf v1 = __builtin_shufflevector((chints_v8sf)v, (chints_v8sf)v, 4, 5, 6, 7);
-  chints_v4sf l0 = __builtin_shufflevector((chints_v8sf)lo, (chints_v8sf)lo, 0, 1, 2, 3);
-  chints_v4sf l1 = __builtin_shufflevector((chints_v8sf)lo, (chints_v8sf)lo, 4, 5, 6, 7);
-  chints_v4sf h0 = __builtin_shufflevector((chints_v8sf)hi, (chints_v8sf)hi, 0, 1, 2, 3);
-  chints_v4sf h1 = __builtin_shufflevector((chints_v8sf)hi, (chints_v8sf)hi, 4, 5, 6, 7);
-  chints_v4sf c0 = __builtin_ia32_minps(__builtin_ia32_maxps(v0, l0), h0);
-  chints_v4sf c1 = __builtin_ia32_minps(__builtin_ia32_maxps(v1, l1), h1);
-  return (chints_float8)__builtin_shufflevector(c0, c1, 0, 1, 2, 3, 4, 5, 6, 7);
+  // Two halves of four lanes (SSE's `maxps` and `minps`: the same lane semantics).
+  chints_float8 out;
+  for (int h = 0; h < 2; h++) {
+    chints_v4sf x, l, u;
+    __builtin_memcpy(&x, (const float *)&v + 4 * h, sizeof x);
+    __builtin_memcpy(&l, (const float *)&lo + 4 * h, sizeof l);
+    __builtin_memcpy(&u, (const float *)&hi + 4 * h, sizeof u);
+    chints_v4sf c = __builtin_ia32_minps(__builtin_ia32_maxps(x, l), u);
+    __builtin_memcpy((float *)&out + 4 * h, &c, sizeof c);
+  }
+  return out;
 #endif
+}
+
+// The shuffles both 4x8 transposes share: in each 128-bit half, lanes 0-3 of the four outputs
+// are lane 0, 1, 2 and 3 of a, b, c and d in turn (a 4x4 transpose a half), by two rounds of
+// interleaves.
+static inline void chints_transpose_halves(chints_float8 a, chints_float8 b, chints_float8 c, chints_float8 d,
+                                           chints_float8 out[4]) {
+  chints_float8 ab0 = __builtin_shufflevector(a, b, 0, 8, 1, 9, 4, 12, 5, 13);
+  chints_float8 ab1 = __builtin_shufflevector(a, b, 2, 10, 3, 11, 6, 14, 7, 15);
+  chints_float8 cd0 = __builtin_shufflevector(c, d, 0, 8, 1, 9, 4, 12, 5, 13);
+  chints_float8 cd1 = __builtin_shufflevector(c, d, 2, 10, 3, 11, 6, 14, 7, 15);
+  out[0] = __builtin_shufflevector(ab0, cd0, 0, 1, 8, 9, 4, 5, 12, 13);
+  out[1] = __builtin_shufflevector(ab0, cd0, 2, 3, 10, 11, 6, 7, 14, 15);
+  out[2] = __builtin_shufflevector(ab1, cd1, 0, 1, 8, 9, 4, 5, 12, 13);
+  out[3] = __builtin_shufflevector(ab1, cd1, 2, 3, 10, 11, 6, 7, 14, 15);
 }
 
 // Eight pixels held a vector a channel (r, g, b, a) written as eight RGBA pixels of four floats
@@ -48,16 +65,10 @@ static inline chints_float8 chints_clamp8(chints_float8 v, chints_float8 lo, chi
 // discs write each chunk so: GraphicsContext+Discs.swift).
 static inline void chints_store_pixels8(float *p, chints_float8 r, chints_float8 g, chints_float8 b,
                                         chints_float8 a) {
-  // r0 g0 r1 g1 | r4 g4 r5 g5 and r2 g2 r3 g3 | r6 g6 r7 g7, the same of b and a.
-  chints_float8 rg0 = __builtin_shufflevector(r, g, 0, 8, 1, 9, 4, 12, 5, 13);
-  chints_float8 rg1 = __builtin_shufflevector(r, g, 2, 10, 3, 11, 6, 14, 7, 15);
-  chints_float8 ba0 = __builtin_shufflevector(b, a, 0, 8, 1, 9, 4, 12, 5, 13);
-  chints_float8 ba1 = __builtin_shufflevector(b, a, 2, 10, 3, 11, 6, 14, 7, 15);
   // Pixels 0 | 4, 1 | 5, 2 | 6, 3 | 7.
-  chints_float8 p04 = __builtin_shufflevector(rg0, ba0, 0, 1, 8, 9, 4, 5, 12, 13);
-  chints_float8 p15 = __builtin_shufflevector(rg0, ba0, 2, 3, 10, 11, 6, 7, 14, 15);
-  chints_float8 p26 = __builtin_shufflevector(rg1, ba1, 0, 1, 8, 9, 4, 5, 12, 13);
-  chints_float8 p37 = __builtin_shufflevector(rg1, ba1, 2, 3, 10, 11, 6, 7, 14, 15);
+  chints_float8 q[4];
+  chints_transpose_halves(r, g, b, a, q);
+  chints_float8 p04 = q[0], p15 = q[1], p26 = q[2], p37 = q[3];
   chints_float8 out[4] = {
     __builtin_shufflevector(p04, p15, 0, 1, 2, 3, 8, 9, 10, 11),
     __builtin_shufflevector(p26, p37, 0, 1, 2, 3, 8, 9, 10, 11),
@@ -69,10 +80,10 @@ static inline void chints_store_pixels8(float *p, chints_float8 r, chints_float8
 
 // Eight RGBA pixels of four floats at `p` loaded as a vector a channel into `out` (r, g, b, a,
 // eight floats each; a local the optimizer keeps in registers once this is inlined): the inverse of
-// `chints_store_pixels8`, four two-pixel loads (pixels i and i + 4 in the two halves) and eight
-// shuffles, where Swift's lane by lane gathers built each channel from inserts (the YUV
-// conversion's loads, and Raster's fused discs reading a row: FrameConverter.swift,
-// GraphicsContext+Discs.swift).
+// `chints_store_pixels8`, four two-pixel loads (pixels i and i + 4 in the two halves) and the
+// eight shuffles of `chints_transpose_halves`, where Swift's lane by lane gathers built each
+// channel from inserts (the YUV conversion's loads, and Raster's fused discs reading a row:
+// FrameConverter.swift, GraphicsContext+Discs.swift).
 static inline void chints_load_pixels8(const float *p, float *out) {
   typedef float float4 __attribute__((ext_vector_type(4)));
   float4 q[8];
@@ -82,17 +93,8 @@ static inline void chints_load_pixels8(const float *p, float *out) {
   chints_float8 m1 = __builtin_shufflevector(q[1], q[5], 0, 1, 2, 3, 4, 5, 6, 7);
   chints_float8 m2 = __builtin_shufflevector(q[2], q[6], 0, 1, 2, 3, 4, 5, 6, 7);
   chints_float8 m3 = __builtin_shufflevector(q[3], q[7], 0, 1, 2, 3, 4, 5, 6, 7);
-  // r0 r1 g0 g1 | r4 r5 g4 g5, b0 b1 a0 a1 | b4 b5 a4 a5, the same of pixels 2, 3 and 6, 7.
-  chints_float8 t0 = __builtin_shufflevector(m0, m1, 0, 8, 1, 9, 4, 12, 5, 13);
-  chints_float8 t1 = __builtin_shufflevector(m0, m1, 2, 10, 3, 11, 6, 14, 7, 15);
-  chints_float8 t2 = __builtin_shufflevector(m2, m3, 0, 8, 1, 9, 4, 12, 5, 13);
-  chints_float8 t3 = __builtin_shufflevector(m2, m3, 2, 10, 3, 11, 6, 14, 7, 15);
-  chints_float8 channels[4] = {
-    __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13),
-    __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15),
-    __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13),
-    __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15),
-  };
+  chints_float8 channels[4];
+  chints_transpose_halves(m0, m1, m2, m3, channels);
 #ifdef __AVX__
   // Opaque to the optimizer (an empty statement that may change them): otherwise it traces each
   // lane back to its load and rebuilds channels from scalar loads, inserts and blends, the code
