@@ -723,17 +723,18 @@ struct RowPlanes {
 
   init(width: Int, held: Bool, start: Bool, mixed: Bool) {
     let stride = (width + 7) & ~7
-    let sets = [held, start, mixed].filter { $0 }.count
-    let memory = UnsafeMutableRawPointer.allocate(
-      byteCount: max(sets, 1) * 4 * stride * MemoryLayout<Float>.stride, alignment: 64)
-    let floats = memory.bindMemory(to: Float.self, capacity: max(sets, 1) * 4 * stride)
+    let count = max([held, start, mixed].filter { $0 }.count, 1) * 4 * stride
+    let memory = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: 64)
+    let floats = memory.bindMemory(to: Float.self, capacity: count)
     // Each set wanted takes the next four planes; one not wanted is never read.
-    var offsets: [Int] = []
-    for wanted in [held, start, mixed] { offsets.append(wanted ? offsets.filter { $0 >= 0 }.count * 4 * stride : -1) }
+    var next = floats
+    var planes: [UnsafeMutablePointer<Float>] = []
+    for wanted in [held, start, mixed] {
+      planes.append(wanted ? next : floats)
+      if wanted { next += 4 * stride }
+    }
     (self.memory, self.stride) = (memory, stride)
-    heldPlanes = floats + max(offsets[0], 0)
-    startPlanes = floats + max(offsets[1], 0)
-    mixedPlanes = floats + max(offsets[2], 0)
+    (heldPlanes, startPlanes, mixedPlanes) = (planes[0], planes[1], planes[2])
   }
 
   func deallocate() { memory.deallocate() }
