@@ -340,12 +340,12 @@ public final class GaussianBlur: @unchecked Sendable {
       // iteration in four independent sums: the same operations lane by lane. The row is read
       // from a copy with `radius` clear pixels each side, so the taps past its ends add zero
       // where they were skipped (a sum plus zero is that sum), and every pixel takes this path.
-      let padded = UnsafeMutablePointer<Pixel>.allocate(capacity: width + 2 * radius + 2)
+      let padded = UnsafeMutablePointer<Pixel>.allocate(capacity: width + 2 * radius)
       defer { padded.deallocate() }
-      padded.initialize(repeating: .zero, count: width + 2 * radius + 2)
+      padded.initialize(repeating: .zero, count: width + 2 * radius)
       for y in read {
         (padded + radius).update(from: pixels + y * width, count: width)
-        _ = horizontalPairs(padded + radius, scratch + y * width, from: 0, to: width, radius: radius, weights: w)
+        horizontal(padded + radius, scratch + y * width, width: width, radius: radius, weights: w)
       }
       // Vertical: scratch -> pixels, a row at a time so memory is read in order; each output
       // row's sums held in registers, 32 floats at a time, over every tap, in the same order
@@ -414,23 +414,27 @@ public final class GaussianBlur: @unchecked Sendable {
     }
   }
 
-  /// The horizontal pass over pixels `from..<to` of a row, every tap readable: eight pixels
-  /// an iteration in four sums of two pixels a vector, then two, then one. Returns `to`.
+  /// The horizontal pass over a row of `width` pixels whose `radius` neighbours each side are
+  /// readable: eight pixels an iteration in four sums of two pixels a vector, then two, then one.
   @inline(__always)
-  private func horizontalPairs(
-    _ src: UnsafeMutablePointer<Pixel>, _ dst: UnsafeMutablePointer<Pixel>, from: Int, to: Int, radius: Int,
+  private func horizontal(
+    _ src: UnsafeMutablePointer<Pixel>, _ dst: UnsafeMutablePointer<Pixel>, width: Int, radius: Int,
     weights w: UnsafeMutablePointer<Float>
-  ) -> Int {
+  ) {
     let s = UnsafeRawPointer(src), d = UnsafeMutableRawPointer(dst)
     @inline(__always) func pair(_ x: Int) -> Lanes { s.loadUnaligned(fromByteOffset: 16 * x, as: Lanes.self) }
-    var x = from
-    while x &+ 8 <= to {
+    var x = 0
+    while x &+ 8 <= width {
       let w0 = Lanes(repeating: w[0])
       var (a, b, c, e) = (pair(x) * w0, pair(x &+ 2) * w0, pair(x &+ 4) * w0, pair(x &+ 6) * w0)
       for k in 1...radius {
         let wk = Lanes(repeating: w[k])
-        (a, b, c, e) = (a + pair(x &- k) * wk, b + pair(x &+ 2 &- k) * wk, c + pair(x &+ 4 &- k) * wk, e + pair(x &+ 6 &- k) * wk)
-        (a, b, c, e) = (a + pair(x &+ k) * wk, b + pair(x &+ 2 &+ k) * wk, c + pair(x &+ 4 &+ k) * wk, e + pair(x &+ 6 &+ k) * wk)
+        (a, b, c, e) = (
+          a + pair(x &- k) * wk, b + pair(x &+ 2 &- k) * wk, c + pair(x &+ 4 &- k) * wk, e + pair(x &+ 6 &- k) * wk
+        )
+        (a, b, c, e) = (
+          a + pair(x &+ k) * wk, b + pair(x &+ 2 &+ k) * wk, c + pair(x &+ 4 &+ k) * wk, e + pair(x &+ 6 &+ k) * wk
+        )
       }
       d.storeBytes(of: a, toByteOffset: 16 &* x, as: Lanes.self)
       d.storeBytes(of: b, toByteOffset: 16 &* (x &+ 2), as: Lanes.self)
@@ -438,7 +442,7 @@ public final class GaussianBlur: @unchecked Sendable {
       d.storeBytes(of: e, toByteOffset: 16 &* (x &+ 6), as: Lanes.self)
       x &+= 8
     }
-    while x &+ 2 <= to {
+    while x &+ 2 <= width {
       let w0 = Lanes(repeating: w[0])
       var a = pair(x) * w0
       for k in 1...radius {
@@ -449,7 +453,7 @@ public final class GaussianBlur: @unchecked Sendable {
       d.storeBytes(of: a, toByteOffset: 16 &* x, as: Lanes.self)
       x &+= 2
     }
-    while x < to {
+    while x < width {
       var sum = src[x] * w[0]
       for k in 1...radius {
         let wk = Pixel(repeating: w[k])
@@ -459,6 +463,5 @@ public final class GaussianBlur: @unchecked Sendable {
       dst[x] = sum
       x += 1
     }
-    return to
   }
 }
