@@ -616,19 +616,15 @@ enum DiscRows {
     // under a kernel that keeps them opaque (no alpha read or written), and a disc of one
     // segment at full opacity (Color Orbs' orbs: no segment chosen, no opacity applied inside).
     let simple = r.disc.segments.count == 1 && opacity == 1
+    @inline(__always) func runs(opacity: Float, opaque: Bool, simple: Bool) {
+      shadeRun(K.self, r, lo..<inLo, inside: false, s, t, opacity: opacity, opaque: opaque, simple: simple, planes)
+      shadeRun(K.self, r, inLo..<inHi, inside: true, s, t, opacity: opacity, opaque: opaque, simple: simple, planes)
+      shadeRun(K.self, r, inHi..<hi, inside: false, s, t, opacity: opacity, opaque: opaque, simple: simple, planes)
+    }
     switch (opaque && K.keepsOpaque, simple) {
-    case (true, true):
-      shadeRun(K.self, r, lo..<inLo, inside: false, s, t, opacity: 1, opaque: true, simple: true, planes)
-      shadeRun(K.self, r, inLo..<inHi, inside: true, s, t, opacity: 1, opaque: true, simple: true, planes)
-      shadeRun(K.self, r, inHi..<hi, inside: false, s, t, opacity: 1, opaque: true, simple: true, planes)
-    case (true, false):
-      shadeRun(K.self, r, lo..<inLo, inside: false, s, t, opacity: opacity, opaque: true, simple: false, planes)
-      shadeRun(K.self, r, inLo..<inHi, inside: true, s, t, opacity: opacity, opaque: true, simple: false, planes)
-      shadeRun(K.self, r, inHi..<hi, inside: false, s, t, opacity: opacity, opaque: true, simple: false, planes)
-    default:
-      shadeRun(K.self, r, lo..<inLo, inside: false, s, t, opacity: opacity, opaque: opaque, simple: false, planes)
-      shadeRun(K.self, r, inLo..<inHi, inside: true, s, t, opacity: opacity, opaque: opaque, simple: false, planes)
-      shadeRun(K.self, r, inHi..<hi, inside: false, s, t, opacity: opacity, opaque: opaque, simple: false, planes)
+    case (true, true): runs(opacity: 1, opaque: true, simple: true)
+    case (true, false): runs(opacity: opacity, opaque: true, simple: false)
+    default: runs(opacity: opacity, opaque: opaque, simple: false)
     }
   }
 

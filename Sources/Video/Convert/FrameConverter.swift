@@ -233,88 +233,91 @@ public final class FrameConverter: Sendable {
     let tiles = UniformTiles(width: width)
     defer { tiles.deallocate() }
     ditherTable.withUnsafeBufferPointer { tableBuffer in
-      let table = tableBuffer.baseAddress!
-      // Image row 0 is frame row `top`.
-      let top = rows.lowerBound
-      for cy in rows.lowerBound / 2..<(rows.upperBound + 1) / 2 {
-        let y0 = cy * 2
-        let y1 = min(y0 + 1, height - 1)
-        if let clearRows, y1 == y0 + 1, !drawnRows.contains(y0), !drawnRows.contains(y1) {
-          copyClear(clearRows, pair: cy, into: frame)
-          continue
-        }
-        let row0 = image.row(y0 - top)
-        let row1 = image.row(y1 - top)
-        let dither0 = table + ((y0 & 63) << 6)
-        let dither1 = table + ((y1 & 63) << 6)
-        let yRow0 = (yPlane.pointer + y0 * yPlane.bytesPerRow).assumingMemoryBound(to: Sample.self)
-        let yRow1 = (yPlane.pointer + y1 * yPlane.bytesPerRow).assumingMemoryBound(to: Sample.self)
-        let cbRow = (cbPlane.pointer + cy * cbPlane.bytesPerRow).assumingMemoryBound(to: Sample.self)
-        let crRow = (crPlane.pointer + cy * crPlane.bytesPerRow).assumingMemoryBound(to: Sample.self)
-        let cbDither = table + (((cy + 29) & 63) << 6)
-        let crDither = table + (((cy + 7) & 63) << 6)
-        // Opaque 8-bit frames, the common case, take eight pixels of each row at a time first.
-        let vectorBlocks = bits == 8 && !keepsAlpha && aPlane == nil ? (width / 8) * 4 : 0
-        var uniform: UniformTiles? = nil
-        if vectorBlocks > 0 {
-          let runs = opaqueBlocks8(
-            row0, row1, blocks: vectorBlocks, ahead: y1 + 2 < rows.upperBound ? 2 * width : 0,
-            luma: (
-              UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt8.self),
-              UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt8.self)
-            ),
-            sums: sums, dither: (dither0, dither1), tiles: findsRuns ? tiles : nil)
-          if runs { uniform = tiles }
-        }
-        for cx in vectorBlocks..<(width + 1) / 2 {
-          let x0 = cx * 2
-          let x1 = min(x0 + 1, width - 1)
-          let p0 = row0[x0], p1 = row0[x1], p2 = row1[x0], p3 = row1[x1]
-          let fallback = keepsAlpha ? meanColour(p0, p1, p2, p3) : .zero
-          let c0 = straight(p0, fallback: fallback)
-          let c1 = straight(p1, fallback: fallback)
-          let c2 = straight(p2, fallback: fallback)
-          let c3 = straight(p3, fallback: fallback)
-          let r = SIMD4<Float>(c0.x, c1.x, c2.x, c3.x)
-          let g = SIMD4<Float>(c0.y, c1.y, c2.y, c3.y)
-          let b = SIMD4<Float>(c0.z, c1.z, c2.z, c3.z)
-          var luma = r * kr
-          luma += g * kg
-          luma += b * kb
-          luma += yOffset
-          let noise = SIMD4<Float>(dither0[x0 & 63], dither0[x1 & 63], dither1[x0 & 63], dither1[x1 & 63])
-          let codes = sampleCodes(luma + noise, maximum: hi)
-
-          // The columns' sums for the chroma pass: for kept alpha premultiplied, so a clear pixel's
-          // colour counts for nothing there.
-          if keepsAlpha {
-            sums.store(p0 + p2, at: x0)
-            sums.store(p1 + p3, at: x1)
-          } else {
-            sums.store(c0 + c2, at: x0)
-            sums.store(c1 + c3, at: x1)
+      chromaDitherLines.withUnsafeBufferPointer { linesBuffer in
+        let table = tableBuffer.baseAddress!, rotated = linesBuffer.baseAddress!
+        // Image row 0 is frame row `top`.
+        let top = rows.lowerBound
+        for cy in rows.lowerBound / 2..<(rows.upperBound + 1) / 2 {
+          let y0 = cy * 2
+          let y1 = min(y0 + 1, height - 1)
+          if let clearRows, y1 == y0 + 1, !drawnRows.contains(y0), !drawnRows.contains(y1) {
+            copyClear(clearRows, pair: cy, into: frame)
+            continue
           }
-
-          yRow0[x0] = Sample(truncatingIfNeeded: Int32(codes[0])).littleEndian
-          yRow0[x1] = Sample(truncatingIfNeeded: Int32(codes[1])).littleEndian
-          yRow1[x0] = Sample(truncatingIfNeeded: Int32(codes[2])).littleEndian
-          yRow1[x1] = Sample(truncatingIfNeeded: Int32(codes[3])).littleEndian
-          if let aPlane {
-            let alpha = SIMD4<Float>(p0.w, p1.w, p2.w, p3.w)
-            let aNoise = SIMD4<Float>(
-              table[((y0 + 53) & 63) << 6 | ((x0 + 5) & 63)], table[((y0 + 53) & 63) << 6 | ((x1 + 5) & 63)],
-              table[((y1 + 53) & 63) << 6 | ((x0 + 5) & 63)], table[((y1 + 53) & 63) << 6 | ((x1 + 5) & 63)])
-            let a = alphaCodes(alpha, noise: aNoise, offset: alphaOffset, range: alphaRange)
-            aPlane.pointer.storeBytes(of: UInt8(a[0]), toByteOffset: y0 * aPlane.bytesPerRow + x0, as: UInt8.self)
-            aPlane.pointer.storeBytes(of: UInt8(a[1]), toByteOffset: y0 * aPlane.bytesPerRow + x1, as: UInt8.self)
-            aPlane.pointer.storeBytes(of: UInt8(a[2]), toByteOffset: y1 * aPlane.bytesPerRow + x0, as: UInt8.self)
-            aPlane.pointer.storeBytes(of: UInt8(a[3]), toByteOffset: y1 * aPlane.bytesPerRow + x1, as: UInt8.self)
+          let row0 = image.row(y0 - top)
+          let row1 = image.row(y1 - top)
+          let dither0 = table + ((y0 & 63) << 6)
+          let dither1 = table + ((y1 & 63) << 6)
+          let yRow0 = (yPlane.pointer + y0 * yPlane.bytesPerRow).assumingMemoryBound(to: Sample.self)
+          let yRow1 = (yPlane.pointer + y1 * yPlane.bytesPerRow).assumingMemoryBound(to: Sample.self)
+          let cbRow = (cbPlane.pointer + cy * cbPlane.bytesPerRow).assumingMemoryBound(to: Sample.self)
+          let crRow = (crPlane.pointer + cy * crPlane.bytesPerRow).assumingMemoryBound(to: Sample.self)
+          let cbDither = table + (((cy + 29) & 63) << 6)
+          let crDither = table + (((cy + 7) & 63) << 6)
+          // Opaque 8-bit frames, the common case, take eight pixels of each row at a time first.
+          let vectorBlocks = bits == 8 && !keepsAlpha && aPlane == nil ? (width / 8) * 4 : 0
+          var uniform: UniformTiles? = nil
+          if vectorBlocks > 0 {
+            let runs = opaqueBlocks8(
+              row0, row1, blocks: vectorBlocks, ahead: y1 + 2 < rows.upperBound ? 2 * width : 0,
+              luma: (
+                UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt8.self),
+                UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt8.self)
+              ),
+              sums: sums, dither: (dither0, dither1), tiles: findsRuns ? tiles : nil)
+            if runs { uniform = tiles }
           }
+          for cx in vectorBlocks..<(width + 1) / 2 {
+            let x0 = cx * 2
+            let x1 = min(x0 + 1, width - 1)
+            let p0 = row0[x0], p1 = row0[x1], p2 = row1[x0], p3 = row1[x1]
+            let fallback = keepsAlpha ? meanColour(p0, p1, p2, p3) : .zero
+            let c0 = straight(p0, fallback: fallback)
+            let c1 = straight(p1, fallback: fallback)
+            let c2 = straight(p2, fallback: fallback)
+            let c3 = straight(p3, fallback: fallback)
+            let r = SIMD4<Float>(c0.x, c1.x, c2.x, c3.x)
+            let g = SIMD4<Float>(c0.y, c1.y, c2.y, c3.y)
+            let b = SIMD4<Float>(c0.z, c1.z, c2.z, c3.z)
+            var luma = r * kr
+            luma += g * kg
+            luma += b * kb
+            luma += yOffset
+            let noise = SIMD4<Float>(dither0[x0 & 63], dither0[x1 & 63], dither1[x0 & 63], dither1[x1 & 63])
+            let codes = sampleCodes(luma + noise, maximum: hi)
+
+            // The columns' sums for the chroma pass: for kept alpha premultiplied, so a clear pixel's
+            // colour counts for nothing there.
+            if keepsAlpha {
+              sums.store(p0 + p2, at: x0)
+              sums.store(p1 + p3, at: x1)
+            } else {
+              sums.store(c0 + c2, at: x0)
+              sums.store(c1 + c3, at: x1)
+            }
+
+            yRow0[x0] = Sample(truncatingIfNeeded: Int32(codes[0])).littleEndian
+            yRow0[x1] = Sample(truncatingIfNeeded: Int32(codes[1])).littleEndian
+            yRow1[x0] = Sample(truncatingIfNeeded: Int32(codes[2])).littleEndian
+            yRow1[x1] = Sample(truncatingIfNeeded: Int32(codes[3])).littleEndian
+            if let aPlane {
+              let alpha = SIMD4<Float>(p0.w, p1.w, p2.w, p3.w)
+              let aNoise = SIMD4<Float>(
+                table[((y0 + 53) & 63) << 6 | ((x0 + 5) & 63)], table[((y0 + 53) & 63) << 6 | ((x1 + 5) & 63)],
+                table[((y1 + 53) & 63) << 6 | ((x0 + 5) & 63)], table[((y1 + 53) & 63) << 6 | ((x1 + 5) & 63)])
+              let a = alphaCodes(alpha, noise: aNoise, offset: alphaOffset, range: alphaRange)
+              aPlane.pointer.storeBytes(of: UInt8(a[0]), toByteOffset: y0 * aPlane.bytesPerRow + x0, as: UInt8.self)
+              aPlane.pointer.storeBytes(of: UInt8(a[1]), toByteOffset: y0 * aPlane.bytesPerRow + x1, as: UInt8.self)
+              aPlane.pointer.storeBytes(of: UInt8(a[2]), toByteOffset: y1 * aPlane.bytesPerRow + x0, as: UInt8.self)
+              aPlane.pointer.storeBytes(of: UInt8(a[3]), toByteOffset: y1 * aPlane.bytesPerRow + x1, as: UInt8.self)
+            }
+          }
+          sums.padEdges()
+          chromaRow(
+            sums, cb: cbRow, cr: crRow, scale: scale, maximum: hi, dither: (cbDither, crDither),
+            lines: (rotated + ((cy + 29) & 63) * 144, rotated + ((cy + 7) & 63) * 144 + 72),
+            premultiplied: keepsAlpha, uniform: uniform)
         }
-        sums.padEdges()
-        chromaRow(
-          sums, cb: cbRow, cr: crRow, scale: scale, maximum: hi, dither: (cbDither, crDither),
-          premultiplied: keepsAlpha, uniform: uniform)
       }
     }
   }
@@ -334,8 +337,9 @@ public final class FrameConverter: Sendable {
   @inline(__always)
   private func chromaRow<Sample: FixedWidthInteger & UnsignedInteger>(
     _ sums: ColumnSums, cb: UnsafeMutablePointer<Sample>, cr: UnsafeMutablePointer<Sample>, scale: Float,
-    maximum: SIMD4<Float>, dither: (UnsafePointer<Float>, UnsafePointer<Float>), premultiplied: Bool,
-    uniform: UniformTiles? = nil, blocks: Int? = nil
+    maximum: SIMD4<Float>, dither: (UnsafePointer<Float>, UnsafePointer<Float>),
+    lines: (UnsafePointer<Float>, UnsafePointer<Float>), premultiplied: Bool, uniform: UniformTiles? = nil,
+    blocks: Int? = nil
   ) {
     let blocks = blocks ?? (width + 1) / 2
     let three = SIMD4<Float>(repeating: 3)
@@ -407,21 +411,12 @@ public final class FrameConverter: Sendable {
       t.green.update(repeating: sums.green[8 * chunk + 1], count: UniformTiles.sumsCount)
       t.blue.update(repeating: sums.blue[8 * chunk + 1], count: UniformTiles.sumsCount)
       chromaRow(
-        t, cb: uniform.cb, cr: uniform.cr, scale: scale, maximum: maximum, dither: dither,
+        t, cb: uniform.cb, cr: uniform.cr, scale: scale, maximum: maximum, dither: dither, lines: lines,
         premultiplied: premultiplied, blocks: 64)
       runs = uniform
     }
-    // The dither rows as `values8` reads them: lane j of sample cx is entry (cx + 17 + j) & 63
-    // of Cb's row, (cx + 41 + j) & 63 of Cr's, as in `values`.
+    // `lines` are `dither`'s rows as `values8` reads them (`chromaDitherLines`).
     let eight = Sample.self == UInt8.self && !premultiplied && blocks >= 8
-    let lines = UnsafeMutablePointer<Float>.allocate(capacity: eight ? 2 * 72 : 0)
-    defer { lines.deallocate() }
-    if eight {
-      for i in 0..<72 {
-        lines[i] = dither.0[(i + 17) & 63]
-        lines[72 + i] = dither.1[(i + 41) & 63]
-      }
-    }
     let eightMaximum = Lanes(repeating: maximum.x)
     var cx = 0
     while cx < blocks {
@@ -429,7 +424,7 @@ public final class FrameConverter: Sendable {
       if eight && cx + 8 <= blocks
         && !(runs.map { $0.groupIsUniform(cx / 4) || $0.groupIsUniform(cx / 4 + 1) } ?? false)
       {
-        let (cbValues, crValues) = values8(sums, cx, lines: (UnsafePointer(lines), UnsafePointer(lines + 72)))
+        let (cbValues, crValues) = values8(sums, cx, lines: lines)
         UnsafeMutableRawPointer(cb + cx).storeBytes(of: byteCodes8(cbValues, maximum: eightMaximum), as: LaneBytes.self)
         UnsafeMutableRawPointer(cr + cx).storeBytes(of: byteCodes8(crValues, maximum: eightMaximum), as: LaneBytes.self)
         cx += 8
@@ -768,6 +763,15 @@ enum BT709 {
 /// signal (no noise modulation). The values come from an integer hash, so they are the same on
 /// every run and machine. A column of 64 averages within ~0.06 LSB of zero, so a dark ramp's
 /// column means keep the ramp's slope (the banding test).
+/// Each row of `ditherTable` rotated as `chromaRow`'s eight-sample path reads it, made once: 144
+/// floats a row, entry (i + 17) & 63 of the row at i (Cb's dither, i < 72), then entry
+/// (i + 41) & 63 (Cr's), so lane j of sample cx is entry cx & 63 + j of one load.
+let chromaDitherLines: [Float] = (0..<64).flatMap { (row: Int) -> [Float] in
+  let cb: [Float] = (0..<72).map { (i: Int) in ditherTable[row << 6 | (i + 17) & 63] }
+  let cr: [Float] = (0..<72).map { (i: Int) in ditherTable[row << 6 | (i + 41) & 63] }
+  return cb + cr
+}
+
 let ditherTable: [Float] = (0..<4096).map { index in
   func hash(_ value: UInt32) -> UInt32 {  // lowbias32 (Chris Wellons)
     var x = value
