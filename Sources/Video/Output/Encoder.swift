@@ -82,13 +82,8 @@ final class Encoder {
     }
 
     output.pointer.pointee.flags |= AVFMT_FLAG_BITEXACT  // docs/ENCODING.md, Determinism
-    // A segment's comment holds its frame range first; only whole loops start with the preset tag.
-    if let segment = settings.segment {
-      av_dict_set(
-        &output.pointer.pointee.metadata, FrameSegment.metadataKey, segment.comment(presetTag: settings.comment), 0)
-    }
-    if settings.segment == nil, let comment = settings.comment {
-      av_dict_set(&output.pointer.pointee.metadata, "comment", comment, 0)
+    if let comment = Self.containerComment(settings) {
+      av_dict_set(&output.pointer.pointee.metadata, FrameSegment.metadataKey, comment, 0)
     }
     // Through the descriptor the temporary was created with, never by name (a symlink swapped in
     // at the name would be followed).
@@ -473,6 +468,14 @@ final class Encoder {
       try check(pb.pointee.error, "avio_write", path: path)
     }
     try output.closeFile(path: path)
+    // libav 5.1's GIF and APNG muxers write no comment: it goes in afterwards (ImageComments).
+    if let comment = Self.containerComment(settings), settings.format == .gif || settings.format == .apng {
+      do {
+        try ImageComments.insert(comment, format: settings.format, descriptor: descriptor)
+      } catch let error as VideoError {
+        throw VideoError.io("\(path): \(error)")
+      }
+    }
     if settings.format == .webm && audio != nil {
       do {
         try LoopTiming.setMatroskaDuration(
@@ -481,6 +484,12 @@ final class Encoder {
         throw VideoError.io("\(path): \(error)")
       }
     }
+  }
+
+  /// The file's comment: the preset tag of a whole loop; a segment's frame range, then the tag.
+  static func containerComment(_ settings: OutputSettings) -> String? {
+    if let segment = settings.segment { return segment.comment(presetTag: settings.comment) }
+    return settings.comment
   }
 
   /// libwebp_anim's animation (one packet) with every frame on the millisecond grid (LoopTiming).

@@ -263,6 +263,9 @@ public final class VideoReader {
         comment = String(validatingUTF8: value)
       }
     }
+    if comment == nil && formatName == "apng" {  // libav leaves text chunks to the decoder (ImageComments)
+      (comment, commentTooLong) = ImageComments.pngComment(descriptor: file.descriptor, limit: StreamInfo.commentLimit)
+    }
     var info = StreamInfo(
       formatName: formatName,
       codecName: name(avcodec_get_name(p.pointee.codec_id)),
