@@ -66,7 +66,8 @@ public struct OutputSettings: Sendable {
     guard tunesSeam, segment == nil, Encoder.gopSize(frameCount) == frameCount else { return 0 }
     return codec.loopClosingFrames
   }
-  /// The container's `comment` (MP4/MOV, Matroska): the loopsmith-preset tag `check` re-renders from.
+  /// The file's comment (MP4/MOV and Matroska metadata; a block in GIF and APNG, ImageComments):
+  /// the loopsmith-preset tag `check` re-renders from.
   public var comment: String? = nil
 
   /// libx264's speed presets, fastest first.
