@@ -121,15 +121,7 @@ public struct LoopCheck: Sendable {
     var steps: [Double] = []
     var sourceSteps: [Double] = []
     var count = 0
-    func decodeFrame() throws -> Image? {
-      do {
-        return try reader.nextFrame()
-      } catch let e as VideoError where info.codecName == "webp" {
-        throw RenderFailure(
-          "\(path): libav 5.1's WebP decoder reads still pictures only, not animated WebP (\(e)); check the same render as .apng or .gif"
-        )
-      }
-    }
+    func decodeFrame() throws -> Image? { try reader.nextFrame() }
     while let image = try decodeFrame() {
       guard image.width == info.width, image.height == info.height else {
         throw RenderFailure(

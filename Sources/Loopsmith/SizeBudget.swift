@@ -99,8 +99,7 @@ public struct PlatformLimits: Sendable {
 /// against the source the file's preset tag names); when it fails, each worse fitting try the
 /// search made, then the lowest quality, is judged in turn, and the first that passes is kept.
 /// When none passes the render fails (exit 1) with the check's reason. Segments and transition
-/// clips are not loops and animated WebP cannot be decoded by libav 5.1: those are not checked,
-/// and the note says so. Every kept file waits under its temporary name until all of them are
+/// clips are not loops: those are not checked, and the note says so. Every kept file waits under its temporary name until all of them are
 /// written and have passed `--platform`'s limits; then all are put in place, so a failure leaves no
 /// file and an older file at a path stays.
 public enum SizeBudget {
@@ -238,11 +237,10 @@ public enum SizeBudget {
   }
 
   /// Why a budgeted output is not loop-checked, or nil when it is: a segment or a transition clip is
-  /// not a loop, and libav 5.1 cannot decode an animated WebP.
+  /// not a loop.
   static func checkSkipped(_ job: RenderJob, _ settings: OutputSettings) -> String? {
     if settings.segment != nil || job.firstFrame != 0 { return "a segment is not a whole loop (check the joined file)" }
     if job.transition != nil { return "a transition clip is not a loop" }
-    if settings.codec == .webp { return "libav 5.1 cannot decode an animated WebP" }
     return nil
   }
 

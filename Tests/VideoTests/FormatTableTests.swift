@@ -66,12 +66,6 @@ import _TestSupport
     for i in 0..<frames { try writer.append(testImage(width: side, height: side, frame: i)) }
     let written = try writer.finish()
     #expect(written.frames == frames && written.codec == codec)
-    if codec == .webp {
-      // FFmpeg 5.1 decodes no animated WebP: check the container's header instead.
-      let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)).prefix(16))
-      #expect(bytes.count == 16 && Array(bytes[8..<12]) == Array("WEBP".utf8))
-      return
-    }
     let reader = try VideoReader(path: path)
     #expect(reader.info.codecName == codec.spec.libavName)
     #expect(reader.info.width == side && reader.info.height == side)

@@ -5,14 +5,14 @@ import _TestSupport
 
 @testable import Video
 
-/// The comment (preset tag) that GIF and APNG files carry though libav 5.1's muxers write none.
+/// The comment (preset tag) that GIF, APNG and WebP files carry though libav 5.1's muxers write none.
 @Suite struct ImageCommentTests {
   /// A comment long enough for several GIF sub-blocks, with markup, quotes and non-ASCII text.
   static let comment = "loopsmith-preset {\"name\": \"<b>\\\"née\\\"</b>\"}" + String(repeating: "x", count: 600)
 
   /// The same frames written with and without a comment decode alike; the comment reads back
-  /// whole, through libav for GIF and through our own chunk reader for APNG.
-  @Test(arguments: ["a.gif", "a.apng"])
+  /// whole, through libav for GIF and through our own chunk readers for APNG and WebP.
+  @Test(arguments: ["a.gif", "a.apng", "a.webp"])
   func theCommentReadsBackAndTheFramesStayTheSame(name: String) throws {
     let folder = TemporaryDirectory()
     var tagged = try settings(folder.path("tagged-" + name), fps: 10, frames: 4)
@@ -32,7 +32,10 @@ import _TestSupport
     }
     let bytes = try #require(fileBytes(folder.path("tagged-" + name)))
     let plain = try #require(fileBytes(folder.path("plain-" + name)))
-    let block = name.hasSuffix(".gif") ? ImageComments.gifExtension(Self.comment) : ImageComments.pngChunk(Self.comment)
+    let block =
+      name.hasSuffix(".gif")
+      ? ImageComments.gifExtension(Self.comment)
+      : name.hasSuffix(".apng") ? ImageComments.pngChunk(Self.comment) : ImageComments.webpChunk(Self.comment)
     #expect(bytes.count == plain.count + block.count)
   }
 

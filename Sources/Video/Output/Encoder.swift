@@ -468,8 +468,8 @@ final class Encoder {
       try check(pb.pointee.error, "avio_write", path: path)
     }
     try output.closeFile(path: path)
-    // libav 5.1's GIF and APNG muxers write no comment: it goes in afterwards (ImageComments).
-    if let comment = Self.containerComment(settings), settings.format == .gif || settings.format == .apng {
+    // libav 5.1's GIF, APNG and WebP muxers write no comment: it goes in afterwards (ImageComments).
+    if let comment = Self.containerComment(settings), [.gif, .apng, .webp].contains(settings.format) {
       do {
         try ImageComments.insert(comment, format: settings.format, descriptor: descriptor)
       } catch let error as VideoError {

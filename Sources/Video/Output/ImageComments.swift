@@ -1,7 +1,7 @@
 import CLibAV
 import Foundation
 
-/// The comment (the preset tag) in GIF and APNG files, which libav 5.1's muxers leave out
+/// The comment (the preset tag) in GIF, APNG and WebP files, which libav 5.1's muxers leave out
 /// (docs/ENCODING.md, The preset tag in every file).
 ///
 /// - GIF: a comment extension (GIF89a: 0x21 0xFE, sub-blocks of at most 255 bytes, a zero)
@@ -45,7 +45,7 @@ enum ImageComments {
     [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
   }
 
-  /// Puts `text` into the finished GIF or APNG file open at `descriptor`; other formats are left.
+  /// Puts `text` into the finished GIF, APNG or WebP file open at `descriptor`; other formats are left.
   static func insert(_ text: String, format: OutputFormat, descriptor: Int32) throws {
     let size = Int(lseek(descriptor, 0, SEEK_END))
     var head = [UInt8](repeating: 0, count: 33)
@@ -67,8 +67,41 @@ enum ImageComments {
         head[8..<12].elementsEqual([0, 0, 0, 13]), head[12..<16].elementsEqual("IHDR".utf8)
       else { throw VideoError.io("the finished APNG does not start with IHDR") }
       try insert(pngChunk(text), at: 33, size: size, descriptor: descriptor)
+    case .webp:
+      // RIFF, its size (little-endian, of what follows), WEBP: the chunk goes at the end.
+      guard head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WEBP".utf8) else {
+        throw VideoError.io("the finished WebP has no RIFF WEBP header")
+      }
+      let riff = Int(head[4]) | Int(head[5]) << 8 | Int(head[6]) << 16 | Int(head[7]) << 24
+      guard riff + 8 == size, size % 2 == 0 else { throw VideoError.io("the finished WebP's RIFF size is not its own") }
+      let chunk = webpChunk(text)
+      let grown = riff + chunk.count
+      let header: [UInt8] = [
+        UInt8(grown & 0xFF), UInt8((grown >> 8) & 0xFF), UInt8((grown >> 16) & 0xFF), UInt8(grown >> 24),
+      ]
+      try insert(chunk, at: size, size: size, descriptor: descriptor)
+      try insert(header, over: 4, descriptor: descriptor)
     default:
       return
+    }
+  }
+
+  /// The WebP chunk that holds the comment: a chunk type of our own, which readers skip.
+  static let webpChunkType = "LSPT"
+
+  /// A WebP chunk: type, little-endian size, `text` in UTF-8, a pad byte to an even size.
+  static func webpChunk(_ text: String) -> [UInt8] {
+    let bytes = Array(text.utf8)
+    let n = bytes.count
+    let size: [UInt8] = [UInt8(n & 0xFF), UInt8((n >> 8) & 0xFF), UInt8((n >> 16) & 0xFF), UInt8((n >> 24) & 0xFF)]
+    return Array(webpChunkType.utf8) + size + bytes + (n % 2 == 1 ? [0] : [])
+  }
+
+  /// Writes `bytes` over the file's bytes at `offset`.
+  private static func insert(_ bytes: [UInt8], over offset: Int, descriptor: Int32) throws {
+    let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+    guard wrote == bytes.count else {
+      throw VideoError.io("cannot write the comment: \(String(cString: strerror(errno)))")
     }
   }
 

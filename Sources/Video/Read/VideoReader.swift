@@ -17,6 +17,10 @@ public final class VideoReader {
   private let frame: Frame
   private let packet: Packet
   private var scale: ScaleContext?
+  /// What `scale` converts: the picture's size and pixel format.
+  private var scaleShape: (width: Int, height: Int, format: Int32)?
+  /// An animated WebP, read by our own reader (libav 5.1 decodes still WebP only).
+  private let animation: AnimatedWebP?
   private var flushed = false
   private var done = false
 
@@ -28,7 +32,23 @@ public final class VideoReader {
     // One open for everything read below: both demuxers and the box reader share the descriptor.
     let file = try InputFile(path: path, limit: limit, what: "video file")
     silenceLibAVLog()
-    info = try Self.inspect(file)
+    var info = try Self.inspect(file)
+    animation = info.codecName == "webp" ? try AnimatedWebP(descriptor: file.descriptor, path: path) : nil
+    if let animation {
+      // libav sees one still picture; the animation's own chunks say what a player shows.
+      (info.width, info.height) = (animation.width, animation.height)
+      (info.frameCount, info.keyframeCount, info.firstPacketIsKeyframe) = (
+        animation.gridFrames, animation.gridFrames, true
+      )
+      info.frameRate = Rational(animation.fps, 1)
+      info.realFrameRate = info.frameRate
+      let seconds = Double(animation.frames.reduce(0) { $0 + $1.milliseconds }) / 1000
+      (info.formatDuration, info.streamDuration) = (seconds, seconds)
+      info.samples.alpha = animation.alpha
+      info.pixelFormatName = animation.alpha ? "yuva420p" : "yuv420p"
+      (info.comment, info.commentTooLong) = (animation.comment, animation.commentTooLong)
+    }
+    self.info = info
 
     input = try InputContext(file: file)
     try input.findStreamInfo(path: path)
@@ -59,6 +79,7 @@ public final class VideoReader {
 
   /// The next frame, or nil after the last one.
   public func nextFrame() throws -> Image? {
+    if let animation { return try animation.nextFrame(decoder: context) { try image(from: $0) } }
     while !done {
       let code = avcodec_receive_frame(context.pointer, frame.pointer)
       if code == errorEOF {
@@ -176,9 +197,11 @@ public final class VideoReader {
   /// Everything else (RGB, palettes) through swscale to 16-bit RGBA; no matrix is involved.
   private func convertOther(_ f: UnsafeMutablePointer<AVFrame>, into image: Image) throws {
     let format = AVPixelFormat(rawValue: f.pointee.format)
-    if scale == nil {
+    // An animated WebP's frames differ in size: a context for each shape.
+    if scale == nil || scaleShape.map({ $0 != (image.width, image.height, format.rawValue) }) ?? true {
       scale = try ScaleContext(
         width: image.width, height: image.height, from: format, to: AV_PIX_FMT_RGBA64LE, path: path)
+      scaleShape = (image.width, image.height, format.rawValue)
     }
     guard let scale else { return }
     let stride = image.width * 8
