@@ -121,8 +121,7 @@ public struct LoopCheck: Sendable {
     var steps: [Double] = []
     var sourceSteps: [Double] = []
     var count = 0
-    func decodeFrame() throws -> Image? { try reader.nextFrame() }
-    while let image = try decodeFrame() {
+    while let image = try reader.nextFrame() {
       guard image.width == info.width, image.height == info.height else {
         throw RenderFailure(
           "\(path): frame \(count) is \(image.width)x\(image.height), not \(info.width)x\(info.height)")

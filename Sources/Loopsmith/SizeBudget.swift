@@ -99,9 +99,9 @@ public struct PlatformLimits: Sendable {
 /// against the source the file's preset tag names); when it fails, each worse fitting try the
 /// search made, then the lowest quality, is judged in turn, and the first that passes is kept.
 /// When none passes the render fails (exit 1) with the check's reason. Segments and transition
-/// clips are not loops: those are not checked, and the note says so. Every kept file waits under its temporary name until all of them are
-/// written and have passed `--platform`'s limits; then all are put in place, so a failure leaves no
-/// file and an older file at a path stays.
+/// clips are not loops: those are not checked, and the note says so. Every kept file waits under
+/// its temporary name until all of them are written and have passed `--platform`'s limits; then
+/// all are put in place, so a failure leaves no file and an older file at a path stays.
 public enum SizeBudget {
   /// "256 KB" or "1.5 MB" or "900 bytes", for messages.
   static func words(_ bytes: Int64) -> String {

@@ -61,8 +61,9 @@ public struct StreamInfo: Sendable {
   public var carriesAlpha: Bool { alphaMode || samples.alpha }
   public var hasAudio: Bool
   public var streamCount: Int
-  /// The container's `comment` (MP4/MOV udta, Matroska tag) when it holds at most `commentLimit`
-  /// bytes of UTF-8; of a longer one only its first 64 bytes, and `commentTooLong` says so.
+  /// The file's comment (MP4/MOV udta, a Matroska tag; in GIF, APNG and WebP a block of
+  /// ImageComments) when it holds at most `commentLimit` bytes of UTF-8; of a longer one only its
+  /// first 64 bytes, and `commentTooLong` says so.
   public var comment: String? = nil
   public var commentTooLong = false
   /// The longest comment read, in bytes.
