@@ -50,6 +50,16 @@ import _TestSupport
     #expect(try decoded(both) == decoded(numbered) && decoded(both) == decoded(dir.path("small.\(ext)")))
   }
 
+  /// An animated WebP under a budget is loop-checked like the other formats (AnimatedWebP reads it).
+  @Test func aWebPWithinABudgetIsLoopChecked() throws {
+    let dir = TemporaryDirectory()
+    let out = dir.path("w.webp")
+    let r = try runLoopsmith(["render"] + Self.small + ["--max-bytes", "1000000", "-o", out])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.contains("; the loop check passed (seam "), "\(r.stderr)")
+    #expect(bytes(out) > 0 && bytes(out) <= 1_000_000)
+  }
+
   @Test func badLevelIsRefused() throws {
     let out = TemporaryDirectory().path("x.mp4")
     let r = try runLoopsmith(["render"] + Self.small + ["--quality", "best", "-o", out])
