@@ -162,6 +162,11 @@ import _TestSupport
     let broken = dir.path("broken.webp")
     let bytes = try Data(contentsOf: URL(fileURLWithPath: webp))
     try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: broken))
+    let single = try runLoopsmith(["check", broken])
+    #expect(single.status == 2, "\(single.stderr)")
+    #expect(
+      single.stderr == "Error: \(broken): a WebP chunk runs past the file's end\n" && single.stdout.isEmpty,
+      "\(single.stderr)")
     let both = try runLoopsmith(["check", broken, mp4])
     #expect(both.status == 1, "\(both.stdout)")
     #expect(

@@ -14,7 +14,8 @@ import Raster
 /// file's own rate (`fps`), a merged frame repeated.
 ///
 /// Hostile input: at most `maximumFrames` frames, an hour in all, a canvas of at most
-/// `InputContext.maximumPixels`, and a frame's data of at most 4 bytes a canvas pixel.
+/// `InputContext.maximumPixels`, and a frame's data of at most 4 bytes a canvas pixel. A file
+/// that breaks these or its own structure is bad input (`VideoError.invalidSettings`, exit 2).
 final class AnimatedWebP {
   struct AnimationFrame {
     let offset: Int  // of the frame data, past ANMF's 16 bytes of header
@@ -68,7 +69,7 @@ final class AnimatedWebP {
     (width, height) = (le(head, 24, 3) + 1, le(head, 27, 3) + 1)
     alpha = head[20] & 0x10 != 0
     guard width * height <= InputContext.maximumPixels else {
-      throw VideoError.io(
+      throw VideoError.invalidSettings(
         "\(path): the animated WebP declares \(width)x\(height) pixels; expected at most \(InputContext.maximumPixels)")
     }
     let end = min(size, 8 + le(head, 4, 4))
@@ -80,23 +81,28 @@ final class AnimatedWebP {
       guard let header = bytes(offset, 8) else { break }
       chunks += 1
       guard chunks <= Self.maximumFrames + 64 else {
-        throw VideoError.io("\(path): more than \(Self.maximumFrames + 64) chunks; expected a loop's frames")
+        throw VideoError.invalidSettings(
+          "\(path): more than \(Self.maximumFrames + 64) chunks; expected a loop's frames")
       }
       let chunk = le(header, 4, 4)
-      guard offset + 8 + chunk <= end else { throw VideoError.io("\(path): a WebP chunk runs past the file's end") }
+      guard offset + 8 + chunk <= end else {
+        throw VideoError.invalidSettings("\(path): a WebP chunk runs past the file's end")
+      }
       if header[0..<4].elementsEqual("ANMF".utf8) {
         guard chunk >= 16 + 8, let a = bytes(offset + 8, 16) else {
-          throw VideoError.io("\(path): an ANMF chunk too short for a frame")
+          throw VideoError.invalidSettings("\(path): an ANMF chunk too short for a frame")
         }
         let frame = AnimationFrame(
           offset: offset + 8 + 16, size: chunk - 16, x: 2 * le(a, 0, 3), y: 2 * le(a, 3, 3), width: le(a, 6, 3) + 1,
           height: le(a, 9, 3) + 1, milliseconds: le(a, 12, 3), blend: a[15] & 0x02 == 0, dispose: a[15] & 0x01 != 0)
         guard frame.x + frame.width <= width, frame.y + frame.height <= height, frame.size <= 4 * width * height + 1024
-        else { throw VideoError.io("\(path): frame \(frames.count) lies outside the \(width)x\(height) canvas") }
+        else {
+          throw VideoError.invalidSettings("\(path): frame \(frames.count) lies outside the \(width)x\(height) canvas")
+        }
         total += frame.milliseconds
         frames.append(frame)
         guard frames.count <= Self.maximumFrames, total <= Self.maximumMilliseconds else {
-          throw VideoError.io(
+          throw VideoError.invalidSettings(
             "\(path): the animation is longer than \(Self.maximumFrames) frames or an hour; expected a loop")
         }
       }
@@ -110,7 +116,9 @@ final class AnimatedWebP {
       }
       offset += 8 + chunk + (chunk & 1)
     }
-    guard !frames.isEmpty, total > 0 else { throw VideoError.io("\(path): an animated WebP without frames") }
+    guard !frames.isEmpty, total > 0 else {
+      throw VideoError.invalidSettings("\(path): an animated WebP without frames")
+    }
     self.frames = frames
     var starts: [Int] = []
     var start = 0
@@ -162,7 +170,7 @@ final class AnimatedWebP {
     }
     let picture = try decodeStill(f, decoder: decoder, decode: decode)
     guard picture.width == f.width, picture.height == f.height else {
-      throw VideoError.io(
+      throw VideoError.invalidSettings(
         "\(path): a frame decoded to \(picture.width)x\(picture.height), its ANMF says \(f.width)x\(f.height)")
     }
     for y in 0..<f.height {
