@@ -25,6 +25,8 @@ final class Encoder {
   private var headerWritten = false
   private var trailerWritten = false
   private(set) var packetsWritten = 0
+  /// Each stream's last decoding time handed to the muxer (`checkTiming`).
+  private var lastDTS: [Int32: Int64] = [:]
   /// Copies of the loop's first frames, encoded again after its last so the encoder does not code
   /// the loop's end as a stream's end (`VideoCodec.loopClosingFrames`); their packets are dropped.
   private var closingFrames: [Frame] = []
@@ -410,6 +412,7 @@ final class Encoder {
     guard let audio else { return }
     let until = framesSent * AudioEncoder.sampleRate / settings.fps
     try audio.encode(upTo: until, final: final) { packet in
+      try checkTiming(packet, "audio")
       try check(av_interleaved_write_frame(output.pointer, packet), "av_interleaved_write_frame (audio)", path: path)
     }
   }
@@ -430,9 +433,27 @@ final class Encoder {
         streamTimeBase: stream.pointee.time_base)
       if settings.codec == .webp { try fixWebPDurations() }
       packet.pointer.pointee.stream_index = stream.pointee.index
+      try checkTiming(packet.pointer, "video")
       packetsWritten += 1
       try check(av_interleaved_write_frame(output.pointer, packet.pointer), "av_interleaved_write_frame", path: path)
     }
+  }
+
+  /// Refuses a packet whose times the muxer cannot index: no presentation or decoding time, a
+  /// decoding time not after the stream's last, or a negative duration. FFmpeg 5.1's MP4 muxer
+  /// asserts (aborting the process) when a sample's duration comes out negative; an encoder
+  /// that hands back such a packet fails the render with this error instead.
+  private func checkTiming(_ p: UnsafeMutablePointer<AVPacket>, _ what: String) throws {
+    let (pts, dts, duration) = (p.pointee.pts, p.pointee.dts, p.pointee.duration)
+    let last = lastDTS[p.pointee.stream_index]
+    guard pts != clibav_nopts, dts != clibav_nopts, last.map({ dts > $0 }) ?? true, duration >= 0 else {
+      throw VideoError.libav(
+        function: "avcodec_receive_packet", code: clibav_error(EINVAL),
+        message:
+          "the encoder returned a \(what) packet timed pts \(pts), dts \(dts) (the last \(last.map(String.init) ?? "none")), duration \(duration); expected times after the last",
+        path: path)
+    }
+    lastDTS[p.pointee.stream_index] = dts
   }
 
   /// Flushes the encoder (docs/ENCODING.md, Seamless loops), checks that every frame became a packet,
