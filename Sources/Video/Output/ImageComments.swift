@@ -76,11 +76,12 @@ enum ImageComments {
       guard riff + 8 == size, size % 2 == 0 else { throw VideoError.io("the finished WebP's RIFF size is not its own") }
       let chunk = webpChunk(text)
       let grown = riff + chunk.count
+      guard grown <= Int(UInt32.max) else { throw VideoError.io("the WebP would pass RIFF's 4 GiB with its comment") }
       let header: [UInt8] = [
         UInt8(grown & 0xFF), UInt8((grown >> 8) & 0xFF), UInt8((grown >> 16) & 0xFF), UInt8(grown >> 24),
       ]
       try insert(chunk, at: size, size: size, descriptor: descriptor)
-      try insert(header, over: 4, descriptor: descriptor)
+      try overwrite(header, at: 4, descriptor: descriptor)
     default:
       return
     }
@@ -98,7 +99,7 @@ enum ImageComments {
   }
 
   /// Writes `bytes` over the file's bytes at `offset`.
-  private static func insert(_ bytes: [UInt8], over offset: Int, descriptor: Int32) throws {
+  private static func overwrite(_ bytes: [UInt8], at offset: Int, descriptor: Int32) throws {
     let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
     guard wrote == bytes.count else {
       throw VideoError.io("cannot write the comment: \(String(cString: strerror(errno)))")
