@@ -40,7 +40,9 @@ final class AnimatedWebP {
   static let maximumFrames = 100_000
   static let maximumMilliseconds = 3_600_000
 
-  private let descriptor: Int32
+  /// The open file, held so its descriptor stays open while frames are read.
+  private let file: InputFile
+  private var descriptor: Int32 { file.descriptor }
   private let path: String
   private var canvas: Image
   private var next = 0  // the next entry of `frames` to compose
@@ -49,8 +51,9 @@ final class AnimatedWebP {
   private var disposeRect: (x: Int, y: Int, width: Int, height: Int)?
 
   /// Nil when the file is not an animated WebP (a still, or not WebP at all).
-  init?(descriptor: Int32, path: String) throws {
-    (self.descriptor, self.path) = (descriptor, path)
+  init?(file: InputFile, path: String) throws {
+    (self.file, self.path) = (file, path)
+    let descriptor = file.descriptor
     var info = stat()
     guard fstat(descriptor, &info) == 0 else { return nil }
     let size = Int(info.st_size)

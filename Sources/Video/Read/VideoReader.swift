@@ -33,7 +33,7 @@ public final class VideoReader {
     let file = try InputFile(path: path, limit: limit, what: "video file")
     silenceLibAVLog()
     var info = try Self.inspect(file)
-    animation = info.codecName == "webp" ? try AnimatedWebP(descriptor: file.descriptor, path: path) : nil
+    animation = info.codecName == "webp" ? try AnimatedWebP(file: file, path: path) : nil
     if let animation {
       // libav sees one still picture; the animation's own chunks say what a player shows.
       (info.width, info.height) = (animation.width, animation.height)
