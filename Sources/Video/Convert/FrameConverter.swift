@@ -763,15 +763,6 @@ enum BT709 {
 /// signal (no noise modulation). The values come from an integer hash, so they are the same on
 /// every run and machine. A column of 64 averages within ~0.06 LSB of zero, so a dark ramp's
 /// column means keep the ramp's slope (the banding test).
-/// Each row of `ditherTable` rotated as `chromaRow`'s eight-sample path reads it, made once: 144
-/// floats a row, entry (i + 17) & 63 of the row at i (Cb's dither, i < 72), then entry
-/// (i + 41) & 63 (Cr's), so lane j of sample cx is entry cx & 63 + j of one load.
-let chromaDitherLines: [Float] = (0..<64).flatMap { (row: Int) -> [Float] in
-  let cb: [Float] = (0..<72).map { (i: Int) in ditherTable[row << 6 | (i + 17) & 63] }
-  let cr: [Float] = (0..<72).map { (i: Int) in ditherTable[row << 6 | (i + 41) & 63] }
-  return cb + cr
-}
-
 let ditherTable: [Float] = (0..<4096).map { index in
   func hash(_ value: UInt32) -> UInt32 {  // lowbias32 (Chris Wellons)
     var x = value
@@ -785,6 +776,15 @@ let ditherTable: [Float] = (0..<4096).map { index in
   let u1 = Float(hash(UInt32(index) &* 2 &+ 0x9e37) >> 8) / Float(1 << 24)
   let u2 = Float(hash(UInt32(index) &* 2 &+ 0x9e38) >> 8) / Float(1 << 24)
   return u1 + u2 - 1
+}
+
+/// Each row of `ditherTable` rotated as `chromaRow`'s eight-sample path reads it, made once: 144
+/// floats a row, entry (i + 17) & 63 of the row at i (Cb's dither, i < 72), then entry
+/// (i + 41) & 63 (Cr's), so lane j of sample cx is entry (cx & 63) + j of one load.
+let chromaDitherLines: [Float] = (0..<64).flatMap { (row: Int) -> [Float] in
+  let cb: [Float] = (0..<72).map { (i: Int) in ditherTable[row << 6 | (i + 17) & 63] }
+  let cr: [Float] = (0..<72).map { (i: Int) in ditherTable[row << 6 | (i + 41) & 63] }
+  return cb + cr
 }
 
 /// `v` clamped to `lo...hi` lane by lane, without the standard library's generic

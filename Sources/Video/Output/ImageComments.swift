@@ -48,8 +48,7 @@ enum ImageComments {
   /// Puts `text` into the finished GIF, APNG or WebP file open at `descriptor`; other formats are left.
   static func insert(_ text: String, format: OutputFormat, descriptor: Int32) throws {
     let size = Int(lseek(descriptor, 0, SEEK_END))
-    var head = [UInt8](repeating: 0, count: 33)
-    guard size >= head.count, read(descriptor, at: 0, into: &head) else {
+    guard let head = FileBytes.read(descriptor, at: 0, count: 33) else {
       throw VideoError.io("the finished \(format.rawValue) file is too short for its comment")
     }
     switch format {
@@ -72,16 +71,15 @@ enum ImageComments {
       guard head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WEBP".utf8) else {
         throw VideoError.io("the finished WebP has no RIFF WEBP header")
       }
-      let riff = Int(head[4]) | Int(head[5]) << 8 | Int(head[6]) << 16 | Int(head[7]) << 24
+      let riff = FileBytes.littleEndian(head, at: 4, count: 4)
       guard riff + 8 == size, size % 2 == 0 else { throw VideoError.io("the finished WebP's RIFF size is not its own") }
       let chunk = webpChunk(text)
       let grown = riff + chunk.count
       guard grown <= Int(UInt32.max) else { throw VideoError.io("the WebP would pass RIFF's 4 GiB with its comment") }
-      let header: [UInt8] = [
-        UInt8(grown & 0xFF), UInt8((grown >> 8) & 0xFF), UInt8((grown >> 16) & 0xFF), UInt8(grown >> 24),
-      ]
       try insert(chunk, at: size, size: size, descriptor: descriptor)
-      try overwrite(header, at: 4, descriptor: descriptor)
+      guard FileBytes.write(FileBytes.littleEndian(grown, count: 4), descriptor, at: 4) else {
+        throw VideoError.io("cannot write the comment: \(String(cString: strerror(errno)))")
+      }
     default:
       return
     }
@@ -93,17 +91,8 @@ enum ImageComments {
   /// A WebP chunk: type, little-endian size, `text` in UTF-8, a pad byte to an even size.
   static func webpChunk(_ text: String) -> [UInt8] {
     let bytes = Array(text.utf8)
-    let n = bytes.count
-    let size: [UInt8] = [UInt8(n & 0xFF), UInt8((n >> 8) & 0xFF), UInt8((n >> 16) & 0xFF), UInt8((n >> 24) & 0xFF)]
-    return Array(webpChunkType.utf8) + size + bytes + (n % 2 == 1 ? [0] : [])
-  }
-
-  /// Writes `bytes` over the file's bytes at `offset`.
-  private static func overwrite(_ bytes: [UInt8], at offset: Int, descriptor: Int32) throws {
-    let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-    guard wrote == bytes.count else {
-      throw VideoError.io("cannot write the comment: \(String(cString: strerror(errno)))")
-    }
+    return Array(webpChunkType.utf8) + FileBytes.littleEndian(bytes.count, count: 4) + bytes
+      + (bytes.count % 2 == 1 ? [0] : [])
   }
 
   /// Moves the file's bytes from `offset` on along by `block.count`, from the end back in pieces
@@ -122,15 +111,9 @@ enum ImageComments {
       guard moved else { throw VideoError.io("cannot make room for the comment: \(String(cString: strerror(errno)))") }
       end = start
     }
-    let wrote = block.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-    guard wrote == block.count else {
+    guard FileBytes.write(block, descriptor, at: offset) else {
       throw VideoError.io("cannot write the comment: \(String(cString: strerror(errno)))")
     }
-  }
-
-  private static func read(_ descriptor: Int32, at offset: Int, into bytes: inout [UInt8]) -> Bool {
-    let count = bytes.count
-    return bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) } == count
   }
 
   /// The `Comment` text of a PNG or APNG file open at `descriptor`, read with `pread` (the file's
@@ -139,30 +122,27 @@ enum ImageComments {
   /// text over `limit` bytes is not read whole (its first 64 bytes come back with `tooLong`),
   /// and text that is not UTF-8, or compressed, counts as none.
   static func pngComment(descriptor: Int32, limit: Int) -> (text: String?, tooLong: Bool) {
-    var signature = [UInt8](repeating: 0, count: 8)
-    guard read(descriptor, at: 0, into: &signature), signature == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-    else { return (nil, false) }
+    guard FileBytes.read(descriptor, at: 0, count: 8) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else {
+      return (nil, false)
+    }
     var info = stat()
     guard fstat(descriptor, &info) == 0 else { return (nil, false) }
     let size = Int(info.st_size)
     var offset = 8
     let prefix = Array(pngKeyword.utf8) + [0, 0, 0, 0, 0]
     for _ in 0..<64 {
-      var header = [UInt8](repeating: 0, count: 8)
-      guard read(descriptor, at: offset, into: &header) else { return (nil, false) }
+      guard let header = FileBytes.read(descriptor, at: offset, count: 8) else { return (nil, false) }
       let length = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
       let type = String(decoding: header[4..<8], as: UTF8.self)
       if ["IDAT", "fdAT", "fcTL", "IEND"].contains(type) || length > size - offset - 12 { return (nil, false) }
-      if type == "iTXt" && length >= prefix.count {
+      if type == "iTXt" && length >= prefix.count,
+        FileBytes.read(descriptor, at: offset + 8, count: prefix.count) == prefix
+      {
         let textLength = length - prefix.count
-        var start = [UInt8](repeating: 0, count: prefix.count)
-        guard read(descriptor, at: offset + 8, into: &start) else { return (nil, false) }
-        if start == prefix {
-          var text = [UInt8](repeating: 0, count: textLength > limit ? 64 : textLength)
-          guard read(descriptor, at: offset + 8 + prefix.count, into: &text) else { return (nil, false) }
-          if textLength > limit { return (String(decoding: text, as: UTF8.self), true) }
-          return (String(bytes: text, encoding: .utf8), false)
-        }
+        let tooLong = textLength > limit
+        guard let text = FileBytes.read(descriptor, at: offset + 8 + prefix.count, count: tooLong ? 64 : textLength)
+        else { return (nil, false) }
+        return tooLong ? (String(decoding: text, as: UTF8.self), true) : (String(bytes: text, encoding: .utf8), false)
       }
       offset += 12 + length
     }

@@ -135,13 +135,10 @@ enum LoopTiming {
     let size = lseek(descriptor, 0, SEEK_END)
     guard size > 0 else { throw VideoError.io("Matroska file is empty") }
     func read(_ offset: Int, _ count: Int) -> [UInt8] {
-      var buffer = [UInt8](repeating: 0, count: max(0, min(count, Int(size) - offset)))
-      let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-      return got == buffer.count ? buffer : []
+      FileBytes.read(descriptor, at: offset, count: max(0, min(count, Int(size) - offset))) ?? []
     }
     func write(_ bytes: [UInt8], at offset: Int) throws {
-      let wrote = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-      if wrote != bytes.count {
+      guard FileBytes.write(bytes, descriptor, at: offset) else {
         throw VideoError.io("cannot rewrite the Matroska duration: \(String(cString: strerror(errno)))")
       }
     }

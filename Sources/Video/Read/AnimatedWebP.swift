@@ -49,23 +49,20 @@ final class AnimatedWebP {
   private var nextStart = 0  // where `frames[next]` starts, in ms
   private var grid = 0  // the next grid frame handed out
   private var disposeRect: (x: Int, y: Int, width: Int, height: Int)?
+  /// One packet and one frame for every still decoded.
+  private let packet: Packet
+  private let picture: Frame
 
   /// Nil when the file is not an animated WebP (a still, or not WebP at all).
   init?(file: InputFile, path: String) throws {
     (self.file, self.path) = (file, path)
+    (packet, picture) = (try Packet(path: path), try Frame(path: path))
     let descriptor = file.descriptor
     var info = stat()
     guard fstat(descriptor, &info) == 0 else { return nil }
     let size = Int(info.st_size)
-    func bytes(_ offset: Int, _ count: Int) -> [UInt8]? {
-      guard offset >= 0, count >= 0, offset + count <= size else { return nil }
-      var b = [UInt8](repeating: 0, count: count)
-      let got = b.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
-      return got == count ? b : nil
-    }
-    func le(_ b: [UInt8], _ at: Int, _ count: Int) -> Int {
-      (0..<count).reduce(0) { $0 | Int(b[at + $1]) << (8 * $1) }
-    }
+    func bytes(_ offset: Int, _ count: Int) -> [UInt8]? { FileBytes.read(descriptor, at: offset, count: count) }
+    let le = FileBytes.littleEndian(_:at:count:)
     guard let head = bytes(0, 30), head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WEBP".utf8),
       head[12..<16].elementsEqual("VP8X".utf8), head[20] & 0x02 != 0
     else { return nil }
@@ -192,12 +189,10 @@ final class AnimatedWebP {
   private func decodeStill(
     _ f: AnimationFrame, decoder: CodecContext, decode: (UnsafeMutablePointer<AVFrame>) throws -> Image
   ) throws -> Image {
-    var data = [UInt8](repeating: 0, count: f.size)
-    let got = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, f.size, off_t(f.offset)) }
-    guard got == f.size else {
+    guard let data = FileBytes.read(descriptor, at: f.offset, count: f.size) else {
       throw VideoError.io("\(path): cannot read frame data: \(String(cString: strerror(errno)))")
     }
-    func le(_ v: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+    let le = FileBytes.littleEndian(_:count:)
     let hasAlpha = data.count >= 4 && data[0..<4].elementsEqual("ALPH".utf8)
     var body: [UInt8] = []
     if hasAlpha {
@@ -205,14 +200,13 @@ final class AnimatedWebP {
     }
     body += data
     let still = Array("RIFF".utf8) + le(4 + body.count, 4) + Array("WEBP".utf8) + body
-    let packet = try Packet(path: path)
     try check(av_new_packet(packet.pointer, Int32(still.count)), "av_new_packet", path: path)
+    defer { av_packet_unref(packet.pointer) }
     guard let target = packet.pointer.pointee.data else { throw VideoError.outOfMemory("av_new_packet", path: path) }
     target.update(from: still, count: still.count)
     try check(avcodec_send_packet(decoder.pointer, packet.pointer), "avcodec_send_packet (WebP frame)", path: path)
-    let frame = try Frame(path: path)
-    try check(avcodec_receive_frame(decoder.pointer, frame.pointer), "avcodec_receive_frame (WebP frame)", path: path)
-    defer { av_frame_unref(frame.pointer) }
-    return try decode(frame.pointer)
+    try check(avcodec_receive_frame(decoder.pointer, picture.pointer), "avcodec_receive_frame (WebP frame)", path: path)
+    defer { av_frame_unref(picture.pointer) }
+    return try decode(picture.pointer)
   }
 }
