@@ -439,24 +439,28 @@ final class Encoder {
     }
   }
 
-  /// Refuses a packet whose times the muxer cannot index: no presentation time, a decoding time
-  /// not after the stream's last, or a negative duration. FFmpeg 5.1's MP4 muxer asserts
-  /// (aborting the process) when a sample's duration comes out negative; an encoder that hands
-  /// back such a packet fails the render with this error instead. A packet without a decoding
-  /// time is left to libav's muxer, which fills it in: libx265 now and then hands back a first
-  /// packet so (seen once in `make test`, a 2-frame encode).
+  /// Refuses a packet whose times the muxer cannot index: no presentation or decoding time, a
+  /// decoding time not after the stream's last or after the presentation time, a video frame
+  /// decoded more than 16 frames (libav's largest reordering) before it is shown, or a negative
+  /// duration. FFmpeg 5.1's MP4 muxer asserts (aborting the process) when a sample's duration
+  /// comes out negative; an encoder that hands back such a packet fails the render with this
+  /// error instead (docs/ENCODING.md, Packet times).
   private func checkTiming(_ p: UnsafeMutablePointer<AVPacket>, _ what: String) throws {
     let (pts, dts, duration) = (p.pointee.pts, p.pointee.dts, p.pointee.duration)
     let last = lastDTS[p.pointee.stream_index]
-    let ordered = dts == clibav_nopts || last.map({ dts > $0 }) ?? true
-    guard pts != clibav_nopts, ordered, duration >= 0 else {
+    let earliest =
+      what == "video"
+      ? pts - av_rescale_q(16, AVRational(num: 1, den: Int32(settings.fps)), stream.pointee.time_base) : pts
+    guard pts != clibav_nopts, dts != clibav_nopts, last.map({ dts > $0 }) ?? true, dts <= pts, dts >= earliest,
+      duration >= 0
+    else {
       throw VideoError.libav(
         function: "avcodec_receive_packet", code: clibav_error(EINVAL),
         message:
-          "the encoder returned a \(what) packet timed pts \(pts), dts \(dts) (the last \(last.map(String.init) ?? "none")), duration \(duration); expected times after the last",
+          "the encoder returned a \(what) packet timed pts \(pts), dts \(dts) (the last \(last.map(String.init) ?? "none")), duration \(duration); expected a decoding time after the last, at most 16 frames before the presentation time",
         path: path)
     }
-    if dts != clibav_nopts { lastDTS[p.pointee.stream_index] = dts }
+    lastDTS[p.pointee.stream_index] = dts
   }
 
   /// Flushes the encoder (docs/ENCODING.md, Seamless loops), checks that every frame became a packet,

@@ -69,6 +69,13 @@ enum LoopTiming {
     // libx264 and libvpx leave the duration at 0; the last frame would last 0 s
     // (docs/ENCODING.md, Seamless loops).
     p.pointee.duration = 1  // one frame in the codec's 1/fps time base
+    if settings.codec == .hevc, settings.frameCount + settings.loopClosingFrames < 3 {
+      // libx265 3.5 times an encode of fewer than three frames from a field it never sets: the
+      // decoding times come out as leftovers of the heap, sometimes far enough below the
+      // presentation times to abort FFmpeg 5.1's MP4 muxer. So few frames are never reordered,
+      // so each is decoded when it is shown (docs/ENCODING.md, Packet times).
+      p.pointee.dts = p.pointee.pts
+    }
     av_packet_rescale_ts(p, codecTimeBase, streamTimeBase)
   }
 
