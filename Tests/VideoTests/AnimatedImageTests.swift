@@ -1,3 +1,4 @@
+import CLibAV
 import Foundation
 import Raster
 import Testing
@@ -43,10 +44,11 @@ import _TestSupport
     #expect(frames == 6)
   }
 
-  /// An animated WebP reads back as the frames written, though libav 5.1 decodes only still
-  /// WebP (AnimatedWebP): a square moving over a gradient (libwebp_anim writes only the changed
-  /// rectangle of most frames), two frames alike (merged into one longer frame, read back twice),
-  /// with and without alpha, each frame within a few codes of the lossless APNG of the same frames.
+  /// An animated WebP made by libwebp's own animation encoder reads back as the frames given it,
+  /// though libav 5.1 decodes only still WebP (AnimatedWebP): a square moving over a gradient
+  /// (libwebp_anim writes only the changed rectangle of most frames), two frames alike (merged
+  /// into one longer frame, read back twice), with and without alpha, each frame within a few
+  /// codes of the lossless APNG of the same frames.
   @Test(arguments: [false, true])
   func anAnimatedWebPReadsBackFrameByFrame(alpha: Bool) throws {
     let folder = TemporaryDirectory()
@@ -61,9 +63,8 @@ import _TestSupport
       }
       return image
     }
-    for name in ["a.webp", "a.apng"] {
-      try write(try settings(folder.path(name), fps: 25, frames: order.count, keepAlpha: alpha)) { picture($0) }
-    }
+    try write(try settings(folder.path("a.apng"), fps: 25, frames: order.count, keepAlpha: alpha)) { picture($0) }
+    try writeWithLibwebpAnim(folder.path("a.webp"), fps: 25, frames: order.indices.map(picture))
     let (info, frames) = try decodeAll(folder.path("a.webp"))
     let (_, reference) = try decodeAll(folder.path("a.apng"))
     #expect(info.frameCount == 6 && frames.count == 6 && reference.count == 6)
@@ -71,35 +72,64 @@ import _TestSupport
     #expect(info.width == 64 && info.height == 64)
     if alpha { #expect(info.carriesAlpha) }
     for (i, (frame, expected)) in zip(frames, reference).enumerated() {
-      var worst: Float = 0
-      var sum: Float = 0
-      for p in 0..<frame.count {
-        let (a, b): (Pixel, Pixel) = (frame.pixels[p], expected.pixels[p])
-        let e = a - b
-        let d = max(max(abs(e.x), abs(e.y)), max(abs(e.z), abs(e.w)))
-        worst = max(worst, d)
-        sum += d
-      }
+      let (mean, worst) = difference(frame, expected)
       // Lossy VP8 at quality 90, whose error grows a little over the frames (libwebp's own
       // decoder reads the same within half a code): under 2.5 codes on average, more at the
       // square's edges. A rectangle placed a step off would be about 25 codes on average.
-      #expect(
-        sum / Float(frame.count) < 2.5 / 255,
-        "frame \(i): mean \(sum / Float(frame.count) * 255), worst \(worst * 255) codes")
+      #expect(mean < 2.5 / 255, "frame \(i): mean \(mean * 255), worst \(worst * 255) codes")
       if !alpha { #expect((0..<frame.count).allSatisfy { frame.pixels[$0].w == 1 }, "frame \(i) is opaque") }
     }
     // The merged frame comes back twice: the same pixels.
     #expect(
       UnsafeBufferPointer(start: frames[1].pixels, count: frames[1].count)
         .elementsEqual(UnsafeBufferPointer(start: frames[2].pixels, count: frames[2].count)))
-    let data = try #require(fileBytes(folder.path("a.webp")))
-    var anmf = 0
-    var search = data.startIndex..<data.endIndex
-    while let found = data.range(of: Data("ANMF".utf8), in: search) {
-      anmf += 1
-      search = found.upperBound..<data.endIndex
+    let chunks = try webpChunks(folder.path("a.webp"))
+    #expect(chunks.filter { $0.type == "ANMF" }.count == 5, "libwebp_anim merges the two frames alike")
+    #expect(chunks.contains { $0.type == "ANMF" && $0.width < 64 }, "libwebp_anim writes changed rectangles")
+  }
+
+  /// Our WebP is whole frames, each replacing the canvas: a transparent square moving over a
+  /// half-transparent field never shows the frame before through it, and a fade of 1.2 codes a
+  /// frame comes back a step each frame instead of held and released in jumps (libwebp_anim
+  /// holds changes within its quality's tolerance: docs/ENCODING.md, WebP frames).
+  @Test(arguments: [false, true])
+  func ourWebPIsWholeFramesThatKeepSlowMotion(alpha: Bool) throws {
+    let folder = TemporaryDirectory()
+    let count = 12
+    func picture(_ i: Int) -> Image {
+      let image = Image(width: 64, height: 64)
+      let level = 0.3 + Float(i) * 1.2 / 255
+      image.pixels.update(repeating: Pixel(level, level * 0.8, 0.5, 1) * (alpha ? 0.6 : 1), count: image.count)
+      for y in 20..<36 {
+        for x in (4 + 4 * i)..<(20 + 4 * i) { image[x, y] = alpha ? .zero : Pixel(1, 1, 0.2, 1) }
+      }
+      return image
     }
-    #expect(anmf == 5, "libwebp_anim merges the two frames alike")
+    let s = try settings(folder.path("a.webp"), fps: 25, frames: count, keepAlpha: alpha)
+    try write(s) { picture($0) }
+    let chunks = try webpChunks(folder.path("a.webp"))
+    let vp8x = try #require(chunks.first { $0.type == "VP8X" })
+    #expect((vp8x.flags & 0x10 != 0) == alpha, "the canvas's alpha flag")
+    let anmf = chunks.filter { $0.type == "ANMF" }
+    #expect(anmf.count == count)
+    #expect(anmf.allSatisfy { $0.width == 64 && $0.height == 64 && $0.flags == 0x02 }, "\(anmf)")
+    let (info, frames) = try decodeAll(folder.path("a.webp"))
+    #expect(frames.count == count && info.formatDuration == 0.48)
+    var levels: [Float] = []
+    for (i, frame) in frames.enumerated() {
+      let expected = picture(i)
+      let (mean, worst) = difference(frame, expected)
+      #expect(mean < 2.5 / 255, "frame \(i): mean \(mean * 255), worst \(worst * 255) codes")
+      // Where the square was a frame before: the field, not the square seen through it.
+      let behind = frame[4 + 4 * i - 2, 28]
+      #expect(abs(behind.x - expected[4 + 4 * i - 2, 28].x) < 4 / 255, "frame \(i): \(behind)")
+      levels.append(frame[50, 50].x)
+    }
+    // libwebp's YUV has 219 luma codes for 255: the field steps 1.16 codes, now and then 0 or 2.8
+    // as its levels round; held, it would stand still for frames and then jump 3 codes or more.
+    let steps = zip(levels.dropFirst(), levels).map { ($0 - $1) * 255 }
+    let stills = zip(steps.dropFirst(), steps).filter { $0 < 0.2 && $1 < 0.2 }.count
+    #expect(steps.allSatisfy { $0 > -0.2 && $0 < 3 } && stills == 0, "the fade's steps in codes: \(steps)")
   }
 
   /// A hostile animated WebP: a frame outside the canvas, a chunk past the file's end, an
@@ -187,4 +217,97 @@ import _TestSupport
     try write(s) { testImage(frame: $0) }
     #expect(first != nil && first == fileBytes(folder.path("a.gif")))
   }
+}
+
+/// The mean and largest channel difference of two images of one size.
+private func difference(_ a: Image, _ b: Image) -> (mean: Float, worst: Float) {
+  var worst: Float = 0
+  var sum: Float = 0
+  for p in 0..<a.count {
+    let e = a.pixels[p] - b.pixels[p]
+    let d = max(max(abs(e.x), abs(e.y)), max(abs(e.z), abs(e.w)))
+    worst = max(worst, d)
+    sum += d
+  }
+  return (sum / Float(a.count), worst)
+}
+
+/// A WebP chunk's type, and for VP8X its flags, for ANMF its rectangle's size and its flags.
+private struct WebPChunk {
+  var type: String
+  var width = 0
+  var height = 0
+  var flags: UInt8 = 0
+}
+
+/// The top-level chunks of the WebP file at `path`.
+private func webpChunks(_ path: String) throws -> [WebPChunk] {
+  let data = [UInt8](try #require(fileBytes(path)))
+  func number(_ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(data[at + $1]) << (8 * $1) } }
+  var chunks: [WebPChunk] = []
+  var position = 12
+  while position + 8 <= data.count {
+    let length = number(position + 4, 4)
+    let body = position + 8
+    var chunk = WebPChunk(type: String(decoding: data[position..<(position + 4)], as: UTF8.self))
+    if chunk.type == "VP8X" { chunk.flags = data[body] }
+    if chunk.type == "ANMF" {
+      (chunk.width, chunk.height, chunk.flags) = (number(body + 6, 3) + 1, number(body + 9, 3) + 1, data[body + 15])
+    }
+    chunks.append(chunk)
+    position = body + length + (length & 1)
+  }
+  return chunks
+}
+
+/// Writes `frames` as an animated WebP through libwebp's own animation encoder (libav's
+/// libwebp_anim at quality 90), which hands back the whole file as one packet: the kind of file
+/// other tools make, with changed rectangles and merged frames.
+private func writeWithLibwebpAnim(_ path: String, fps: Int32, frames: [Image]) throws {
+  let (width, height) = (frames[0].width, frames[0].height)
+  let codec = try #require(avcodec_find_encoder_by_name("libwebp_anim"))
+  var context = avcodec_alloc_context3(codec)
+  defer { avcodec_free_context(&context) }
+  let c = try #require(context)
+  (c.pointee.width, c.pointee.height, c.pointee.pix_fmt) = (Int32(width), Int32(height), AV_PIX_FMT_BGRA)
+  c.pointee.time_base = AVRational(num: 1, den: fps)
+  c.pointee.global_quality = 90 * Int32(FF_QP2LAMBDA)
+  #expect(av_opt_set(c.pointee.priv_data, "quality", "90", 0) == 0)
+  #expect(avcodec_open2(c, codec, nil) == 0)
+  var frame = av_frame_alloc()
+  var packet = av_packet_alloc()
+  defer {
+    av_frame_free(&frame)
+    av_packet_free(&packet)
+  }
+  let f = try #require(frame)
+  let p = try #require(packet)
+  (f.pointee.width, f.pointee.height, f.pointee.format) = (Int32(width), Int32(height), AV_PIX_FMT_BGRA.rawValue)
+  #expect(av_frame_get_buffer(f, 0) == 0)
+  var file: [UInt8] = []
+  func receive() {
+    while avcodec_receive_packet(c, p) == 0 {
+      file += UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size))
+      av_packet_unref(p)
+    }
+  }
+  for (i, image) in frames.enumerated() {
+    #expect(av_frame_make_writable(f) == 0)
+    for y in 0..<height {
+      let row = f.pointee.data.0! + y * Int(f.pointee.linesize.0)
+      for x in 0..<width {
+        let q = image[x, y]
+        let straight = q.w > 0 ? Pixel(q.x / q.w, q.y / q.w, q.z / q.w, q.w) : .zero
+        for (k, v) in [straight.z, straight.y, straight.x, straight.w].enumerated() {
+          row[4 * x + k] = UInt8((max(0, min(1, v)) * 255).rounded())
+        }
+      }
+    }
+    f.pointee.pts = Int64(i)
+    #expect(avcodec_send_frame(c, f) == 0)
+    receive()
+  }
+  #expect(avcodec_send_frame(c, nil) == 0)
+  receive()
+  try Data(file).write(to: URL(fileURLWithPath: path))
 }

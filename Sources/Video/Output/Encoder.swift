@@ -431,7 +431,6 @@ final class Encoder {
       LoopTiming.retime(
         packet.pointer, settings: settings, codecTimeBase: context.pointer.pointee.time_base,
         streamTimeBase: stream.pointee.time_base)
-      if settings.codec == .webp { try fixWebPDurations() }
       packet.pointer.pointee.stream_index = stream.pointee.index
       try checkTiming(packet.pointer, "video")
       packetsWritten += 1
@@ -482,9 +481,7 @@ final class Encoder {
     closingFrames = []
     try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL)", path: path)
     try drain(interrupt: interrupt)
-    // libwebp_anim hands back the whole animation as one packet at the end.
-    let expected = settings.codec.spec.onePacket ? 1 : framesSent
-    if packetsWritten != expected {
+    if packetsWritten != framesSent {
       throw VideoError.libav(
         function: "avcodec_receive_packet", code: clibav_error(EINVAL),
         message: "the encoder returned \(packetsWritten) packets for \(framesSent) frames", path: path)
@@ -496,6 +493,13 @@ final class Encoder {
       try check(pb.pointee.error, "avio_write", path: path)
     }
     try output.closeFile(path: path)
+    if settings.format == .webp {
+      do {
+        try WebPFrames.replaceWholeFrames(descriptor: descriptor, frameCount: framesSent, alpha: settings.carriesAlpha)
+      } catch let error as VideoError {
+        throw VideoError.io("\(path): \(error)")
+      }
+    }
     // libav 5.1's GIF, APNG and WebP muxers write no comment: it goes in afterwards (ImageComments).
     if let comment = Self.containerComment(settings), [.gif, .apng, .webp].contains(settings.format) {
       do {
@@ -518,21 +522,6 @@ final class Encoder {
   static func containerComment(_ settings: OutputSettings) -> String? {
     if let segment = settings.segment { return segment.comment(presetTag: settings.comment) }
     return settings.comment
-  }
-
-  /// libwebp_anim's animation (one packet) with every frame on the millisecond grid (LoopTiming).
-  private func fixWebPDurations() throws {
-    let p = packet.pointer
-    try check(av_packet_make_writable(p), "av_packet_make_writable", path: path)
-    guard let data = p.pointee.data,
-      LoopTiming.fixWebPDurations(
-        UnsafeMutableRawBufferPointer(start: data, count: Int(p.pointee.size)), frameCount: framesSent,
-        fps: settings.fps)
-    else {
-      throw VideoError.libav(
-        function: "libwebp_anim", code: clibav_error(EINVAL),
-        message: "the animation's frame durations could not be read", path: path)
-    }
   }
 }
 

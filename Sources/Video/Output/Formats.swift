@@ -135,12 +135,13 @@ public enum VideoCodec: String, CaseIterable, Sendable {
         maximumSide: 32767, fpsDivides: 100, indexedColour: true)
     case .webp:
       // libwebp converts BGRA to its own BT.601 YUV (docs/ENCODING.md, Colour); its size fields
-      // have 14 bits. libwebp_anim hands back the whole animation as one packet at the end.
+      // have 14 bits. Every frame is a whole still that libav's WebP muxer puts in an ANMF
+      // chunk: libwebp_anim holds slow motion (docs/ENCODING.md, WebP frames).
       CodecSpec(
-        encoder: "libwebp_anim", libavName: "webp", layouts: .rgb(opaque: .bgra, alpha: .bgra),
+        encoder: "libwebp", libavName: "webp", layouts: .rgb(opaque: .bgra, alpha: .bgra),
         quality: Quality(
           option: "quality", range: 0...100, defaultValue: 90, higherIsBetter: true, levels: (high: 95, small: 75)),
-        minimumSide: 1, maximumSide: 16383, onePacket: true)
+        minimumSide: 1, maximumSide: 16383)
     case .rawvideo:
       CodecSpec(
         encoder: "rawvideo", libavName: "rawvideo", layouts: .yuv420(tenBit: true, alpha: false), quality: nil,
@@ -298,8 +299,6 @@ public struct CodecSpec: Sendable {
   public var fpsDivides: Int? = nil
   /// The sample-entry tag to write in MP4/MOV instead of libav's default, or nil.
   public var codecTag: String? = nil
-  /// Whether the encoder hands back the whole animation as one packet at the end.
-  public var onePacket = false
   /// Whether the encoder takes palette indices (PAL8) made from straight RGBA.
   var indexedColour = false
   /// Whether the encoder takes full-range BT.601 YUV (JPEG), made from the RGB layout as it takes each frame.

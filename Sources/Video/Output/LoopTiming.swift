@@ -9,8 +9,8 @@ import Foundation
 ///   list, which is how MP4 says that the first 1024 samples are the encoder's priming.
 /// - APNG frames last whole milliseconds (frame i starts at round(i * 1000 / fps) ms), because
 ///   Chromium truncates each delay to a millisecond: 1/30 s becomes 33 ms and the loop runs 1 % fast.
-/// - WebP frames are given the same millisecond grid; libwebp_anim truncates the timestamps and
-///   makes the last frame too short.
+/// - WebP frames are given the same millisecond grid; the muxer times each frame but the last
+///   by the next one's start, and the last by its packet's duration.
 /// - WebM with Opus says the loop's length in its Duration, not that length plus Opus's pre-skip.
 enum LoopTiming {
   /// Where frame `index` starts, in whole milliseconds, rounded to the nearest (halves up).
@@ -46,19 +46,21 @@ enum LoopTiming {
       format: settings.format, fps: settings.fps, frameCount: settings.frameCount, audio: settings.audio != nil)
   }
 
-  /// The time base the muxer is given for the video stream: milliseconds for APNG, else the codec's.
+  /// The time base the muxer is given for the video stream: milliseconds for APNG and WebP, else
+  /// the codec's.
   static func streamTimeBase(_ settings: OutputSettings) -> AVRational {
-    settings.codec == .apng ? AVRational(num: 1, den: 1000) : AVRational(num: 1, den: Int32(settings.fps))
+    settings.codec == .apng || settings.codec == .webp
+      ? AVRational(num: 1, den: 1000) : AVRational(num: 1, den: Int32(settings.fps))
   }
 
   /// Sets a video packet's duration and moves its times from the codec's 1/fps time base into
-  /// the stream's: one frame long, or for APNG onto the millisecond grid.
+  /// the stream's: one frame long, or for APNG and WebP onto the millisecond grid.
   static func retime(
     _ packet: UnsafeMutablePointer<AVPacket>, settings: OutputSettings, codecTimeBase: AVRational,
     streamTimeBase: AVRational
   ) {
     let p = packet
-    if settings.codec == .apng {
+    if settings.codec == .apng || settings.codec == .webp {
       let frame = Int(p.pointee.pts)
       p.pointee.pts = millisecond(frame, fps: settings.fps)
       p.pointee.dts = p.pointee.pts
@@ -77,57 +79,6 @@ enum LoopTiming {
       p.pointee.dts = p.pointee.pts
     }
     av_packet_rescale_ts(p, codecTimeBase, streamTimeBase)
-  }
-
-  // MARK: - WebP
-
-  /// Rewrites the frame durations of libwebp_anim's one packet (a whole WebP file) onto the
-  /// millisecond grid, the last frame included; false when the packet is not what was expected
-  /// (it may then be partly rewritten, and the writer fails).
-  ///
-  /// libwebp_anim truncates frame i's timestamp to (i * 1000) / fps ms and gives the last frame
-  /// the mean duration, so 30 frames at 30 fps lasted 999 ms. Consecutive identical frames are
-  /// merged into one longer frame; a frame's index is found from where it starts.
-  static func fixWebPDurations(_ bytes: UnsafeMutableRawBufferPointer, frameCount: Int, fps: Int) -> Bool {
-    guard bytes.count >= 12, Array(bytes[0..<4]) == Array("RIFF".utf8), Array(bytes[8..<12]) == Array("WEBP".utf8)
-    else { return false }
-    var frames: [(offset: Int, start: Int64)] = []  // where each ANMF's duration field is
-    var position = 12
-    var start: Int64 = 0
-    while position + 8 <= bytes.count {
-      let tag = Array(bytes[position..<(position + 4)])
-      let size =
-        Int(bytes[position + 4]) | Int(bytes[position + 5]) << 8 | Int(bytes[position + 6]) << 16
-        | Int(bytes[position + 7]) << 24
-      let body = position + 8
-      guard size >= 0, body + size <= bytes.count else { return false }
-      if tag == Array("ANMF".utf8) {
-        guard size >= 16 else { return false }
-        let d = body + 12
-        let duration = Int64(bytes[d]) | Int64(bytes[d + 1]) << 8 | Int64(bytes[d + 2]) << 16
-        frames.append((d, start))
-        start += duration
-      }
-      position = body + size + (size & 1)
-    }
-    if frames.isEmpty { return true }  // one frame: libwebp writes a still, which has no duration
-    // The frame index each ANMF starts at: libwebp_anim's start of frame k is (k * 1000) / fps.
-    var indices: [Int] = []
-    for frame in frames {
-      let k = Int((frame.start * Int64(fps) + 999) / 1000)
-      guard k < frameCount, Int64(k) * 1000 / Int64(fps) == frame.start, k > (indices.last ?? -1) else { return false }
-      indices.append(k)
-    }
-    guard indices.first == 0 else { return false }
-    for (j, frame) in frames.enumerated() {
-      let end = j + 1 < indices.count ? indices[j + 1] : frameCount
-      let duration = millisecond(end, fps: fps) - millisecond(indices[j], fps: fps)
-      guard duration > 0, duration < 1 << 24 else { return false }
-      bytes[frame.offset] = UInt8(duration & 0xFF)
-      bytes[frame.offset + 1] = UInt8((duration >> 8) & 0xFF)
-      bytes[frame.offset + 2] = UInt8((duration >> 16) & 0xFF)
-    }
-    return true
   }
 
   // MARK: - Matroska

@@ -9,8 +9,8 @@ import Raster
 /// alpha flag), then one `ANMF` a frame (where its rectangle sits, how long it shows, whether it
 /// is blended over the canvas and whether its rectangle is cleared after it). Each frame's data
 /// (`ALPH` and `VP8 `, or `VP8L`) is wrapped into a still WebP and decoded by libav's decoder;
-/// the rectangles are composed onto a premultiplied canvas as the format says. libwebp_anim
-/// merges identical frames into one longer frame, so the frames come back on the grid of the
+/// the rectangles are composed onto a premultiplied canvas as the format says. libwebp's animation
+/// encoder (as other tools use it) merges identical frames into one longer frame, so the frames come back on the grid of the
 /// file's own rate (`fps`), a merged frame repeated.
 ///
 /// Hostile input: at most `maximumFrames` frames, an hour in all, a canvas of at most
