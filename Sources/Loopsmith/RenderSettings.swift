@@ -190,7 +190,7 @@ public struct RenderSetting: Sendable {
     "encoder-threads", key: nil, .integer(1...64), .integer(\.encoderThreads), placeholder: "n",
     default: "\(defaultEncoderThreads)",
     help:
-      "Encoder threads; they change the bytes, so they never follow the cores or --jobs: one preset gives one sha256 on any machine."
+      "Encoder threads; they change the bytes (not WebP's, encoded a whole frame a thread), so they never follow the cores or --jobs: one preset gives one sha256 on any machine."
   )
   /// The encoder threads when none are given: fixed, so every runner writes the same bytes.
   public static let defaultEncoderThreads = 4

@@ -66,6 +66,9 @@ public struct OutputSettings: Sendable {
     guard tunesSeam, segment == nil, Encoder.gopSize(frameCount) == frameCount else { return 0 }
     return codec.loopClosingFrames
   }
+  /// WebP's still encoders, each encoding whole frames on one thread (StillEncoders): one an
+  /// encoder thread, at most 8; 1 for other codecs.
+  public var stillEncoders: Int { codec == .webp ? max(1, min(threads, 8)) : 1 }
   /// The file's comment (MP4/MOV and Matroska metadata; a block in GIF and APNG, ImageComments):
   /// the loopsmith-preset tag `check` re-renders from.
   public var comment: String? = nil

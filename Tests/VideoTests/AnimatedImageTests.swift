@@ -132,6 +132,37 @@ import _TestSupport
     #expect(steps.allSatisfy { $0 > -0.2 && $0 < 3 } && stills == 0, "the fade's steps in codes: \(steps)")
   }
 
+  /// WebP's stills are encoded side by side, one encoder an encoder thread (StillEncoders): the
+  /// file is the same bytes for 1, 3 and 8 encoders, its frames in order, and a writer abandoned
+  /// with encodes in flight leaves nothing behind.
+  @Test func webpStillsEncodedSideBySideGiveTheSameBytes() throws {
+    let folder = TemporaryDirectory()
+    var written: [Data] = []
+    for threads in [1, 3, 8] {
+      var s = try settings(folder.path("\(threads).webp"), fps: 25, frames: 9)
+      s.threads = threads
+      #expect(s.stillEncoders == threads)
+      try write(s) { testImage(frame: $0) }
+      written.append(try #require(fileBytes(s.path)))
+    }
+    #expect(written[1] == written[0] && written[2] == written[0])
+    let (_, frames) = try decodeAll(folder.path("3.webp"))
+    // Each frame is nearest its own picture (the sawtooth moves 3 pixels a frame; its hard edge
+    // costs lossy VP8 3-8 codes on average), not its neighbours'.
+    #expect(frames.count == 9)
+    for (i, frame) in frames.enumerated() {
+      let errors = [i - 1, i, i + 1].map { difference(frame, testImage(frame: $0)).mean * 255 }
+      #expect(errors[1] < 8 && errors[1] < errors[0] && errors[1] < errors[2], "frame \(i): \(errors)")
+    }
+    do {
+      var s = try settings(folder.path("abandoned.webp"), fps: 25, frames: 9)
+      s.threads = 4
+      let writer = try VideoWriter(s)
+      for i in 0..<6 { try writer.append(testImage(frame: i)) }
+    }
+    #expect(files(in: folder.url.path).sorted() == ["1.webp", "3.webp", "8.webp"])
+  }
+
   /// A hostile animated WebP: a frame outside the canvas, a chunk past the file's end, an
   /// animation of no frames: one clear error each, never a crash or a read past the file.
   @Test func aHostileAnimatedWebPIsRefusedWithOneLine() throws {

@@ -32,6 +32,9 @@ final class Encoder {
   private var closingFrames: [Frame] = []
   /// The first pts of those repeated frames, once they are sent: packets from it on are dropped.
   private var droppedFrom: Int64?
+  /// WebP's stills, encoded side by side (StillEncoders), and the next frame to write.
+  private var stills: StillEncoders?
+  private var nextStill: Int64 = 0
 
   init(settings: OutputSettings, layout: PixelLayout, temporary: TemporaryOutput) throws {
     self.settings = settings
@@ -59,6 +62,15 @@ final class Encoder {
       codec, settings: settings, layout: layout, pixelFormat: pixelFormat,
       globalHeader: Int32(output.pointer.pointee.oformat.pointee.flags) & AVFMT_GLOBALHEADER != 0, path: path)
     let c = context.pointer
+    if settings.codec == .webp {
+      // Each still is encoded whole on one thread: the encoder threads become that many encoders.
+      let format = pixelFormat
+      let more = try (1..<settings.stillEncoders).map { _ in
+        try Self.openCodec(
+          codec, settings: settings, layout: layout, pixelFormat: format, globalHeader: false, path: path)
+      }
+      stills = StillEncoders(encoders: [context] + more, path: path)
+    }
 
     guard let stream = avformat_new_stream(output.pointer, nil) else {
       throw VideoError.outOfMemory("avformat_new_stream", path: path)
@@ -329,10 +341,24 @@ final class Encoder {
       try check(av_frame_copy_props(copy.pointer, f), "av_frame_copy_props", path: path)
       closingFrames.append(copy)
     }
+    if let stills {
+      try stills.submit(f, index: Int64(framesSent))
+      framesSent += 1
+      try writeStills()
+      return
+    }
     try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame", path: path)
     framesSent += 1
     try drain()
     try encodeAudio(final: false)
+  }
+
+  /// Writes the stills whose encodes have finished, in frame order.
+  private func writeStills() throws {
+    while let still = stills?.take(nextStill) {
+      nextStill += 1
+      try write(still.pointer)
+    }
   }
 
   /// The converted planes, row by row, into the frame's buffers.
@@ -428,14 +454,18 @@ final class Encoder {
         av_packet_unref(packet.pointer)  // a repeated frame after the loop's end
         continue
       }
-      LoopTiming.retime(
-        packet.pointer, settings: settings, codecTimeBase: context.pointer.pointee.time_base,
-        streamTimeBase: stream.pointee.time_base)
-      packet.pointer.pointee.stream_index = stream.pointee.index
-      try checkTiming(packet.pointer, "video")
-      packetsWritten += 1
-      try check(av_interleaved_write_frame(output.pointer, packet.pointer), "av_interleaved_write_frame", path: path)
+      try write(packet.pointer)
     }
+  }
+
+  /// Times a video packet from the encoder and hands it to the muxer.
+  private func write(_ p: UnsafeMutablePointer<AVPacket>) throws {
+    LoopTiming.retime(
+      p, settings: settings, codecTimeBase: context.pointer.pointee.time_base, streamTimeBase: stream.pointee.time_base)
+    p.pointee.stream_index = stream.pointee.index
+    try checkTiming(p, "video")
+    packetsWritten += 1
+    try check(av_interleaved_write_frame(output.pointer, p), "av_interleaved_write_frame", path: path)
   }
 
   /// Refuses a packet whose times the muxer cannot index: no presentation or decoding time, a
@@ -479,8 +509,13 @@ final class Encoder {
       }
     }
     closingFrames = []
-    try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL)", path: path)
-    try drain(interrupt: interrupt)
+    if let stills {
+      try stills.finish()
+      try writeStills()
+    } else {
+      try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame(NULL)", path: path)
+      try drain(interrupt: interrupt)
+    }
     if packetsWritten != framesSent {
       throw VideoError.libav(
         function: "avcodec_receive_packet", code: clibav_error(EINVAL),
