@@ -41,8 +41,14 @@ final class StillEncoders: @unchecked Sendable {
       slots.signal()
       throw failure
     }
-    let held = try Frame(path: path)
-    try check(av_frame_ref(held.pointer, frame), "av_frame_ref", path: path)
+    let held: Frame
+    do {
+      held = try Frame(path: path)
+      try check(av_frame_ref(held.pointer, frame), "av_frame_ref", path: path)
+    } catch {
+      slots.signal()
+      throw error
+    }
     held.pointer.pointee.pts = index
     let e = lock.withLock { idle.removeLast() }
     group.enter()
