@@ -18,7 +18,8 @@
 // LOOP_REPORT_SIZE=WxH (default 540x960; "default" renders each loop at its effect's own default
 // size: 1080x1920 for most, 288x288 for the loader, 1200x1200 for the voice orb),
 // LOOP_REPORT_ONLY=name,name (cases), LOOP_REPORT_CODECS
-// (default h264,hevc,vp9,vp9a,av1; vp9a is VP9 with alpha, for transparent effects only),
+// (default h264,hevc,vp9,vp9a,av1; vp9a is VP9 with alpha, for transparent effects only; webp
+// too, its frames over the background),
 // LOOP_REPORT_TUNING=on|off|both (the codecs' loop tuning, default on), LOOP_REPORT_QUALITY=a list
 // of crf values or level names (default: the codec's default), LOOP_REPORT_OPTIONS=
 // "codec:name=value,name=value;codec:..." extra encoder options (experiments), LOOP_REPORT_OUT=path
@@ -652,16 +653,23 @@ func runLoopReport() throws {
     let alphaSettings = try OutputSettings(
       path: work + "/a.webm", codec: .vp9, width: width, height: height, fps: job.fps, frameCount: frameCount,
       keepAlpha: true)
+    // WebP takes BGRA frames (opaque, over the background, as its files are judged).
+    let wantsRGB = variants.contains { $0.codec == .webp }
+    let rgbSettings = try OutputSettings(
+      path: work + "/r.webp", codec: .webp, width: width, height: height, fps: job.fps, frameCount: frameCount)
     var referenceSettings = job.outputs[0]
     referenceSettings.frameCount = frameCount
     let referenceWriter = try VideoWriter(referenceSettings)
     let opaqueConverter = FrameConverter(opaqueSettings)
     let alphaConverter = FrameConverter(alphaSettings)
+    let rgbConverter = FrameConverter(rgbSettings)
     let opaqueRaw = work + "/opaque.raw"
     let alphaRaw = work + "/alpha.raw"
+    let rgbRaw = work + "/rgb.raw"
     let opaqueFD = open(opaqueRaw, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     let alphaFD = transparent ? open(alphaRaw, O_WRONLY | O_CREAT | O_TRUNC, 0o600) : -1
-    guard opaqueFD >= 0, !transparent || alphaFD >= 0 else {
+    let rgbFD = wantsRGB ? open(rgbRaw, O_WRONLY | O_CREAT | O_TRUNC, 0o600) : -1
+    guard opaqueFD >= 0, !transparent || alphaFD >= 0, !wantsRGB || rgbFD >= 0 else {
       throw RenderFailure("\(work): cannot create the raw frame files: \(String(cString: strerror(errno)))")
     }
     let effect = job.makeEffect()
@@ -675,6 +683,7 @@ func runLoopReport() throws {
     let started = Date()
     let opaqueFrame = opaqueConverter.makeFrame()
     let alphaFrame = alphaConverter.makeFrame()
+    let rgbFrame = rgbConverter.makeFrame()
     for i in 0..<frameCount {
       RenderPipeline.draw(effect, job: job, frame: i, on: surface)
       opaqueConverter.convert(surface.image, into: opaqueFrame)
@@ -687,19 +696,24 @@ func runLoopReport() throws {
         alphaConverter.convert(surface.image, into: alphaFrame)
         written = written && alphaFrame.write(to: alphaFD)
       }
+      if wantsRGB {
+        rgbConverter.convert(surface.image, into: rgbFrame)
+        written = written && rgbFrame.write(to: rgbFD)
+      }
       guard written else {
         throw RenderFailure("\(work): cannot write raw frames: \(String(cString: strerror(errno)))")
       }
     }
     close(opaqueFD)
     if alphaFD >= 0 { close(alphaFD) }
+    if rgbFD >= 0 { close(rgbFD) }
     _ = try referenceWriter.finish()
     FileHandle.standardError.write(
       Data(
         "\(c.name): \(frameCount) frames rendered in \(String(format: "%.0f", Date().timeIntervalSince(started))) s\n"
           .utf8))
     for variant in variants {
-      let ext = variant.codec == .vp9 ? "webm" : "mp4"
+      let ext = variant.codec == .vp9 ? "webm" : variant.codec == .webp ? "webp" : "mp4"
       let path = work + "/file.\(ext)"
       var settings = try OutputSettings(
         path: path, codec: variant.codec, width: width, height: height, fps: job.fps, frameCount: frameCount,
@@ -708,7 +722,7 @@ func runLoopReport() throws {
       settings.extraCodecOptions = variant.extra
       let writer = try VideoWriter(settings)
       let frame = writer.converter.makeFrame()
-      let fd = open(variant.alpha ? alphaRaw : opaqueRaw, O_RDONLY)
+      let fd = open(variant.alpha ? alphaRaw : variant.codec == .webp ? rgbRaw : opaqueRaw, O_RDONLY)
       let encodeStart = Date()
       while frame.read(from: fd) { try writer.append(frame) }
       close(fd)
