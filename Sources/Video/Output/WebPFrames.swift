@@ -35,7 +35,8 @@ enum WebPFrames {
       if header[0..<4].elementsEqual("ANMF".utf8) {
         // X, Y, width - 1, height - 1 and the duration (3 bytes each), then the flags:
         // bit 1 set is "do not blend", bit 0 clear is "do not dispose".
-        guard length >= 16, FileBytes.write([0x02], descriptor, at: body + 15) else { throw writeError() }
+        guard length >= 16 else { throw VideoError.io("the finished WebP has an ANMF chunk of \(length) bytes") }
+        guard FileBytes.write([0x02], descriptor, at: body + 15) else { throw writeError() }
         frames += 1
       }
       position = body + length + (length & 1)
