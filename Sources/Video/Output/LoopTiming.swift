@@ -49,8 +49,13 @@ enum LoopTiming {
   /// The time base the muxer is given for the video stream: milliseconds for APNG and WebP, else
   /// the codec's.
   static func streamTimeBase(_ settings: OutputSettings) -> AVRational {
+    onMillisecondGrid(settings) ? AVRational(num: 1, den: 1000) : AVRational(num: 1, den: Int32(settings.fps))
+  }
+
+  /// Whether the frames are timed in whole milliseconds (APNG and WebP: Chromium truncates their
+  /// delays to milliseconds).
+  static func onMillisecondGrid(_ settings: OutputSettings) -> Bool {
     settings.codec == .apng || settings.codec == .webp
-      ? AVRational(num: 1, den: 1000) : AVRational(num: 1, den: Int32(settings.fps))
   }
 
   /// Sets a video packet's duration and moves its times from the codec's 1/fps time base into
@@ -60,7 +65,7 @@ enum LoopTiming {
     streamTimeBase: AVRational
   ) {
     let p = packet
-    if settings.codec == .apng || settings.codec == .webp {
+    if onMillisecondGrid(settings) {
       let frame = Int(p.pointee.pts)
       p.pointee.pts = millisecond(frame, fps: settings.fps)
       p.pointee.dts = p.pointee.pts

@@ -10,8 +10,8 @@ import Raster
 /// is blended over the canvas and whether its rectangle is cleared after it). Each frame's data
 /// (`ALPH` and `VP8 `, or `VP8L`) is wrapped into a still WebP and decoded by libav's decoder;
 /// the rectangles are composed onto a premultiplied canvas as the format says. libwebp's animation
-/// encoder (as other tools use it) merges identical frames into one longer frame, so the frames come back on the grid of the
-/// file's own rate (`fps`), a merged frame repeated.
+/// encoder (as other tools use it) merges identical frames into one longer frame, so the frames
+/// come back on the grid of the file's own rate (`fps`), a merged frame repeated.
 ///
 /// Hostile input: at most `maximumFrames` frames, an hour in all, a canvas of at most
 /// `InputContext.maximumPixels`, and a frame's data of at most 4 bytes a canvas pixel. A file

@@ -3,9 +3,14 @@ import Foundation
 /// Bytes of a file open at a descriptor, read and written with `pread`/`pwrite`: the file's
 /// position stays where libav left it, and the file is never reopened by name.
 enum FileBytes {
-  /// `count` bytes from `offset`; nil when the file has fewer there or the read fails.
+  /// `count` bytes from `offset`; nil when the file has fewer there or the read fails. The file's
+  /// size is looked at before any memory is taken, so a count read from a hostile header costs
+  /// nothing.
   static func read(_ descriptor: Int32, at offset: Int, count: Int) -> [UInt8]? {
-    guard offset >= 0, count >= 0 else { return nil }
+    var info = stat()
+    guard offset >= 0, count >= 0, fstat(descriptor, &info) == 0, count <= Int(info.st_size) - offset else {
+      return nil
+    }
     var bytes = [UInt8](repeating: 0, count: count)
     let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
     return got == count ? bytes : nil
