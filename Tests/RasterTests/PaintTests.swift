@@ -175,6 +175,27 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
     #expect((0..<8).allSatisfy { y in (1..<16).allSatisfy { x in after[x, y] == .zero } } && after[0, 1] == .zero)
   }
 
+  /// A frame whose last band is shorter than the others: that band's clear writes only its own
+  /// rows, and what the band before it drew below them must still be cleared for the next frame's
+  /// first band (the speaking voice orb at 240x240 showed a bar of its last frame's shadow at rows
+  /// 112-121 when it was not).
+  @Test func aShortLastBandLeavesNothingForTheNextFrame() {
+    let surface = Surface(width: 16, height: 20, bandRows: 8, scale: 1)
+    func band(_ rows: Range<Int>, _ draw: (GraphicsContext) -> Void) -> Image {
+      surface.drawBand(rows)
+      draw(surface.context())
+      surface.finish()
+      return surface.image
+    }
+    _ = band(0..<8) { _ in }
+    // A square in the band's last rows (image rows 14-15: the band's rows 6-7).
+    let square = band(8..<16) { $0.fill(Path(rect: Rect(x: 2, y: 14, width: 3, height: 2)), with: .color(.white)) }
+    #expect(square[3, 6] == Pixel(1, 1, 1, 1))
+    _ = band(16..<20) { _ in }  // 4 rows
+    let next = band(0..<8) { _ in }
+    #expect((0..<8).allSatisfy { y in (0..<16).allSatisfy { x in next[x, y] == .zero } }, "\(next[3, 6])")
+  }
+
   @Test func aClearedSurfaceShowsNothingOfTheFrameBefore() {
     let surface = Surface(image: Image(width: 16, height: 8), scale: 1)
     let stale = Pixel(0.3, 0.2, 0.1, 0.9)

@@ -49,15 +49,18 @@ public final class Layer: @unchecked Sendable {
     let color = pendingFill ?? .zero
     pendingFill = nil
     let storage = IntRect(x: 0, y: 0, width: width, height: rows.count)
+    // The image's rows below a shorter band (the frame's last): written by the bands before it,
+    // not by this clear, so they stay to be cleared by the next band that stores them.
+    let below = IntRect(x: 0, y: rows.count, width: width, height: max(-capacity - 1 - rows.count, 0))
     let clear = unsafeBitCast(color, to: SIMD4<UInt32>.self) == .zero  // +0, as `Surface.clear` notes it
     if capacity < 0, clear, let known = uncleared {
       let r = known.intersection(storage)
       for y in r.y..<r.maxY { (pixels + y * width + r.x).update(repeating: .zero, count: r.width) }
-      uncleared = .empty
+      uncleared = known.intersection(below)
       return
     }
     pixels.update(repeating: color, count: width * rows.count)
-    if capacity < 0 { uncleared = clear ? .empty : storage }
+    if capacity < 0 { uncleared = (clear ? .empty : storage).union(below) }
   }
 
   /// Makes the next pending clear write every pixel (the image may have been written from
