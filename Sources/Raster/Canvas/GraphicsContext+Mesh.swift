@@ -8,13 +8,16 @@ extension GraphicsContext {
   /// Each patch is cut into at least 32x32 quads at device scale (more for large patches, about
   /// one quad per 48 pixels) whose colors are exact at their corners and linear inside (Gouraud),
   /// and the triangles are filled at pixel centers with a top-left rule: where they tile, every
-  /// pixel is painted exactly once, so the mesh needs no antialiasing inside.
+  /// pixel is painted exactly once, so the mesh needs no antialiasing inside. A large opaque
+  /// mesh that tiles the frame is painted from its triangles' colors at points 8 pixels apart,
+  /// interpolated between them, within half an 8-bit code (`MeshSamples`).
   public func drawMesh(_ mesh: MeshGradient, in rect: Rect? = nil) {
     let frame = rect ?? Rect(x: 0, y: 0, width: size.width, height: size.height)
     let direct = filters.isEmpty && clipMask == nil && blendMode == .sourceOver && opacity == 1
     if direct {
       if mesh.background.alpha > 0 { fill(Path(rect: frame), with: .color(mesh.background)) }
-      let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: target, cache: surface.meshes)
+      let painted = MeshRaster.draw(
+        mesh, in: frame, transform: transform, onto: target, cache: surface.meshes, sampling: surface.samplesMeshes)
       target.dirty = target.dirty.union(painted)
       return
     }
@@ -25,7 +28,8 @@ extension GraphicsContext {
       let inner = GraphicsContext(surface: surface, target: layer, transform: transform)
       inner.fill(Path(rect: frame), with: .color(mesh.background))
     }
-    let painted = MeshRaster.draw(mesh, in: frame, transform: transform, onto: layer, cache: surface.meshes)
+    let painted = MeshRaster.draw(
+      mesh, in: frame, transform: transform, onto: layer, cache: surface.meshes, sampling: surface.samplesMeshes)
     layer.dirty = layer.dirty.union(painted)
     composite(layer, applyingFilters: true)
   }
@@ -39,6 +43,10 @@ extension GraphicsContext {
   /// mixed by weight into the target while they are in cache (`MeshRaster.mix`): no layer is
   /// cleared, drawn or read, and every stored row is written once. The same sums in the same
   /// order as `drawBlended`'s, so the same bits. Otherwise it is that `drawBlended`.
+  ///
+  /// When every moment is drawn from samples (`MeshSamples`), the samples are mixed and the mix
+  /// interpolated: the moments' pixels mixed, to the rounding of the sums. When only some are,
+  /// it is that `drawBlended`.
   public func drawBlended(meshes: [MeshGradient], weights: [Double], in rect: Rect? = nil) {
     guard meshes.count == weights.count, weights.count > 1, composesAsDrawn,
       meshes.allSatisfy({ $0.background.alpha <= 0 })
@@ -47,9 +55,21 @@ extension GraphicsContext {
     }
     let frame = rect ?? Rect(x: 0, y: 0, width: size.width, height: size.height)
     let held = Self.held(weights)
-    let moments = meshes.map {
-      MeshRaster.triangles($0, in: frame, transform: transform, for: target, cache: surface.meshes)
+    let prepared = meshes.map {
+      MeshRaster.prepared(
+        $0, in: frame, transform: transform, for: target, cache: surface.meshes, sampling: surface.samplesMeshes)
     }
+    let sampled = prepared.compactMap { $0?.samples }
+    if sampled.count == meshes.count {
+      target.pendingFill = nil
+      MeshSamples.mix(sampled, weights: held.map { Float($0) }, band: target.rows, into: target.pixels)
+      target.dirty = target.dirty.union(target.stored)
+      return
+    }
+    guard sampled.isEmpty else {
+      return drawBlended(weights: weights) { i, context in context.drawMesh(meshes[i], in: rect) }
+    }
+    let moments = prepared.map { $0?.triangles }
     let painted = MeshRaster.mix(moments, weights: held.map { Float($0) }, onto: target, scratch: surface.meshes)
     target.dirty = target.dirty.union(painted)
   }
@@ -66,25 +86,41 @@ enum MeshRaster {
     return min(max(Int((length / 48).rounded(.up)), 32), 128)
   }
 
-  /// Draws the patches of `mesh` source-over onto `layer` and returns the pixels it touched.
+  /// Draws the patches of `mesh` source-over onto `layer` and returns the pixels it touched;
+  /// from samples (`MeshSamples`) where `sampling` allows and the mesh qualifies.
   static func draw(
-    _ mesh: MeshGradient, in frame: Rect, transform: Transform, onto layer: Layer, cache: MeshTessellations? = nil
+    _ mesh: MeshGradient, in frame: Rect, transform: Transform, onto layer: Layer, cache: MeshTessellations? = nil,
+    sampling: Bool = false
   ) -> IntRect {
-    guard let triangles = triangles(mesh, in: frame, transform: transform, for: layer, cache: cache) else {
-      return .empty
+    switch prepared(mesh, in: frame, transform: transform, for: layer, cache: cache, sampling: sampling) {
+    case nil: return .empty
+    case .triangles(let triangles): return paint(triangles, onto: layer)
+    case .samples(let samples):
+      // The mesh tiles the layer: nothing under it matters.
+      layer.pendingFill = nil
+      samples.paint(layer.rows, into: layer.pixels)
+      return layer.stored
     }
-    return paint(triangles, onto: layer)
   }
 
-  /// The triangles of `mesh` set up for a layer of `layer`'s size: from `cache` when a band
-  /// before this one tessellated the same mesh (a crossfade draws two meshes a band, so it
-  /// keeps two). Nil when the mesh draws nothing.
+  /// The triangles of `mesh` set up for a layer of `layer`'s size (`prepared` without samples).
   static func triangles(
     _ mesh: MeshGradient, in frame: Rect, transform: Transform, for layer: Layer, cache: MeshTessellations?
   ) -> MeshTriangles? {
+    prepared(mesh, in: frame, transform: transform, for: layer, cache: cache, sampling: false)?.triangles
+  }
+
+  /// `mesh` made ready to paint onto a layer of `layer`'s size: its samples when `sampling`
+  /// allows and `MeshSamples` takes it, otherwise its triangles; from `cache` when a band before
+  /// this one prepared the same mesh (a crossfade draws two meshes a band, so it keeps two).
+  /// Nil when the mesh draws nothing.
+  static func prepared(
+    _ mesh: MeshGradient, in frame: Rect, transform: Transform, for layer: Layer, cache: MeshTessellations?,
+    sampling: Bool
+  ) -> PreparedMesh? {
     guard mesh.isDrawable, transform.isFinite else { return nil }
-    // A band draws the same mesh as the bands before it: its triangles are tessellated once.
-    let key = layer.isBand ? MeshTessellations.key(mesh, frame, transform, layer) : nil
+    // A band draws the same mesh as the bands before it: it is tessellated once.
+    let key = layer.isBand ? MeshTessellations.key(mesh, frame, transform, layer, sampling: sampling) : nil
     if let key, let cache, let hit = cache.find(key, mesh.colors) { return hit }
     guard let (positions, colors, columns, rows) = tessellate(mesh, in: frame, transform: transform) else {
       return nil
@@ -92,10 +128,19 @@ enum MeshRaster {
     let (w, h) = (mesh.width, mesh.height)
     var opaque = true
     for c in mesh.colors.prefix(w * h) where c.alpha < 1 { opaque = false }
-    let triangles = MeshTriangles(
-      positions, colors, columns: columns, rows: rows, width: layer.width, height: layer.height, opaque: opaque)
-    if let key, let cache { cache.store(key, mesh.colors, triangles) }
-    return triangles
+    let made: PreparedMesh
+    if sampling, opaque,
+      let samples = MeshSamples(
+        positions: positions, colors: colors, columns: columns, rows: rows, width: layer.width, height: layer.height)
+    {
+      made = .samples(samples)
+    } else {
+      made = .triangles(
+        MeshTriangles(
+          positions, colors, columns: columns, rows: rows, width: layer.width, height: layer.height, opaque: opaque))
+    }
+    if let key, let cache { cache.store(key, mesh.colors, made) }
+    return made
   }
 
   /// The mesh's vertex grid in device pixels and its vertex colors, nil when a vertex is not finite.
@@ -226,6 +271,22 @@ enum MeshRaster {
   }
 }
 
+/// A mesh made ready to paint onto a layer: its triangles, or the samples it is painted from.
+enum PreparedMesh {
+  case triangles(MeshTriangles)
+  case samples(MeshSamples)
+
+  var triangles: MeshTriangles? {
+    if case .triangles(let t) = self { return t }
+    return nil
+  }
+
+  var samples: MeshSamples? {
+    if case .samples(let s) = self { return s }
+    return nil
+  }
+}
+
 /// A tessellated mesh's triangles, each set up once for a layer's size (its color plane, edges
 /// and rows), in the order they are painted.
 final class MeshTriangles {
@@ -252,13 +313,27 @@ final class MeshTriangles {
   /// top-left rule paints each pixel center once.
   let tiles: Bool
 
-  init(_ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int, width: Int, height: Int, opaque: Bool) {
+  /// The triangles of a vertex grid in layer pixels, set up for a `width` x `height` layer.
+  /// `tiled`, when given, is whether they tile (`tiles`), found by the caller (`MeshSamples`
+  /// checks its mesh's grid before moving it onto its samples); `planes`, the triangles' color
+  /// planes (`plane`), two a quad in the order the triangles are made.
+  init(
+    _ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int, width: Int, height: Int, opaque: Bool,
+    tiled: Bool? = nil, planes: [(gx: Pixel, gy: Pixel)]? = nil
+  ) {
     (self.width, self.height, self.opaque) = (width, height, opaque)
-    tiles = opaque && Self.tile(positions, columns: columns, rows: rows, width: Float(width), height: Float(height))
+    tiles =
+      opaque
+      && (tiled ?? Self.tile(positions, columns: columns, rows: rows, width: Float(width), height: Float(height)))
     var triangles: [Triangle] = []
     triangles.reserveCapacity(2 * (columns - 1) * (rows - 1))
+    var made = 0
     func add(_ a: Int, _ b: Int, _ c: Int) {
-      if let t = Self.setUp(positions[a], colors[a], positions[b], colors[b], positions[c], colors[c], height) {
+      let plane = planes?[made]
+      made += 1
+      if let t = Self.setUp(
+        positions[a], colors[a], positions[b], colors[b], positions[c], colors[c], height, plane: plane)
+      {
         triangles.append(t)
       }
     }
@@ -274,7 +349,7 @@ final class MeshTriangles {
   }
 
   /// Whether the grid of `positions` tiles the `width` x `height` rectangle (`tiles`).
-  private static func tile(_ positions: [Point], columns: Int, rows: Int, width: Float, height: Float) -> Bool {
+  static func tile(_ positions: [Point], columns: Int, rows: Int, width: Float, height: Float) -> Bool {
     guard columns > 1, rows > 1 else { return false }
     func at(_ x: Int, _ y: Int) -> Point { positions[y * columns + x] }
     for p in positions where !(p.x >= 0 && p.x <= width && p.y >= 0 && p.y <= height) { return false }
@@ -297,25 +372,34 @@ final class MeshTriangles {
     return true
   }
 
-  /// The triangle's color plane, edges and rows, nil when it paints no row.
-  private static func setUp(
-    _ p0: Point, _ c0: Pixel, _ p1: Point, _ c1: Pixel, _ p2: Point, _ c2: Pixel, _ height: Int
-  ) -> Triangle? {
-    // The color plane: c(x, y) = c0 + gx (x - p0.x) + gy (y - p0.y).
+  /// The color plane of a triangle, c(x, y) = c0 + gx (x - p0.x) + gy (y - p0.y); nil when
+  /// the triangle has no area.
+  static func plane(
+    _ p0: Point, _ c0: Pixel, _ p1: Point, _ c1: Pixel, _ p2: Point, _ c2: Pixel
+  ) -> (gx: Pixel, gy: Pixel)? {
     let e1 = p1 - p0, e2 = p2 - p0
     let det = e1.x * e2.y - e2.x * e1.y
     guard det != 0, det.isFinite else { return nil }
     let d1 = c1 - c0, d2 = c2 - c0
     let inv = 1 / det
-    var gx = (d1 * e2.y - d2 * e1.y) * inv
-    var gy = (d2 * e1.x - d1 * e2.x) * inv
+    let gx = (d1 * e2.y - d2 * e1.y) * inv
+    let gy = (d2 * e1.x - d1 * e2.x) * inv
     // A sliver thinner than a millionth of a pixel has a color slope to match, which overflows
     // over a row: such a triangle is flat (per triangle, never per pixel).
     let steep = Pixel(repeating: 1000), flat = Pixel(repeating: -1000)
     if !all((gx .<= steep) .& (gx .>= flat)) || !all((gy .<= steep) .& (gy .>= flat)) {  // NaN too
-      gx = Pixel(repeating: 0)
-      gy = gx
+      return (.zero, .zero)
     }
+    return (gx, gy)
+  }
+
+  /// The triangle's color plane (`plane` when it was computed already), edges and rows, nil
+  /// when it paints no row.
+  private static func setUp(
+    _ p0: Point, _ c0: Pixel, _ p1: Point, _ c1: Pixel, _ p2: Point, _ c2: Pixel, _ height: Int,
+    plane known: (gx: Pixel, gy: Pixel)?
+  ) -> Triangle? {
+    guard let (gx, gy) = known ?? plane(p0, c0, p1, c1, p2, c2) else { return nil }
     // Sort by y: top, middle, bottom.
     var (t, m, b) = (p0, p1, p2)
     if m.y < t.y { swap(&t, &m) }
@@ -373,6 +457,35 @@ final class MeshTriangles {
     return (x0, x1, color)
   }
 
+  /// `paint` of opaque triangles whose rows are a few pixels long (a mesh's samples,
+  /// `MeshSamples`): a row at a time in one loop, nothing else kept. The same pixels as `paint`:
+  /// each row's colors are the same chain of additions.
+  func fill(_ indices: ArraySlice<Int32>, rows: Range<Int>, into pixels: UnsafeMutablePointer<Pixel>) {
+    let (lo, hi) = (Int32(clamping: rows.lowerBound), Int32(clamping: rows.upperBound))
+    let width = self.width
+    triangles.withUnsafeBufferPointer { all in
+      let base = all.baseAddress!
+      for index in indices {
+        let t = base + Int(index)
+        var y = Int(max(t.pointee.yStart, lo))
+        let last = Int(min(t.pointee.yEnd, hi))
+        let step = t.pointee.gx
+        while y < last {
+          let (x0, x1, start) = Self.row(t.pointee, y, width: width)
+          let row = pixels + (y - rows.lowerBound) * width
+          var color = start
+          var x = x0
+          while x < x1 {
+            row[x] = color
+            color += step
+            x += 1
+          }
+          y += 1
+        }
+      }
+    }
+  }
+
   /// Paints the triangles `indices` over `rows` into `pixels`, the first of those rows, in
   /// order; returns the pixels touched. Two rows of a triangle are painted in one loop: each
   /// row's colors are a chain of additions, and two chains keep the adder busy.
@@ -424,26 +537,26 @@ final class MeshTriangles {
 /// frame while the mesh, its frame and transform and the layer's size are the same bits: two, for
 /// a crossfade's two moments. It also holds the scratch rows a crossfade is mixed from.
 final class MeshTessellations {
-  private var entries: [(key: [UInt32], colors: [Color], triangles: MeshTriangles)] = []
+  private var entries: [(key: [UInt32], colors: [Color], prepared: PreparedMesh)] = []
   private var scratch: [UnsafeMutablePointer<Pixel>] = []
   private var scratchCount = 0
   static let kept = 2
 
-  static func key(_ mesh: MeshGradient, _ frame: Rect, _ t: Transform, _ layer: Layer) -> [UInt32] {
-    var k: [UInt32] = [UInt32(mesh.width), UInt32(mesh.height), mesh.smoothsColors ? 1 : 0]
+  static func key(_ mesh: MeshGradient, _ frame: Rect, _ t: Transform, _ layer: Layer, sampling: Bool) -> [UInt32] {
+    var k: [UInt32] = [UInt32(mesh.width), UInt32(mesh.height), mesh.smoothsColors ? 1 : 0, sampling ? 1 : 0]
     k += [UInt32(truncatingIfNeeded: layer.width), UInt32(truncatingIfNeeded: layer.height)]
     for v in [frame.x, frame.y, frame.width, frame.height, t.a, t.b, t.c, t.d, t.tx, t.ty] { k.append(v.bitPattern) }
     for p in mesh.points { k += [p.x.bitPattern, p.y.bitPattern] }
     return k
   }
 
-  func find(_ key: [UInt32], _ meshColors: [Color]) -> MeshTriangles? {
-    entries.first { $0.key == key && $0.colors == meshColors }?.triangles
+  func find(_ key: [UInt32], _ meshColors: [Color]) -> PreparedMesh? {
+    entries.first { $0.key == key && $0.colors == meshColors }?.prepared
   }
 
-  func store(_ key: [UInt32], _ meshColors: [Color], _ triangles: MeshTriangles) {
+  func store(_ key: [UInt32], _ meshColors: [Color], _ prepared: PreparedMesh) {
     if entries.count >= Self.kept { entries.removeFirst() }
-    entries.append((key, meshColors, triangles))
+    entries.append((key, meshColors, prepared))
   }
 
   /// `count` buffers of at least `pixels` pixels each, reused from call to call.

@@ -29,6 +29,9 @@ public final class Surface: @unchecked Sendable {
   /// Whether `GraphicsContext.fill(discs:)` may draw its discs together; off, it fills them one
   /// at a time (tests compare the two).
   var fusesDiscs = true
+  /// Whether a large opaque mesh that tiles its layer may be painted from samples
+  /// (`MeshSamples`); off, its triangles are filled at every pixel (tests compare the two).
+  var samplesMeshes = true
 
   /// Set when a drawing operation cannot be drawn band by band (a large blur before another
   /// filter, which blurs its whole layer; blurs and shadows otherwise draw with margins or blur
