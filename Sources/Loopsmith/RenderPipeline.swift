@@ -194,8 +194,13 @@ public enum RenderPipeline {
   /// `rows.lowerBound`; `surface.drawn` holds what was drawn). Returns false when the frame's
   /// drawing needs the whole frame (`needsWholeFrame`): usually found in the first band, before
   /// `band` is called; found later, the caller converts the whole frame over the bands handed on.
+  ///
+  /// With `keepsSamples`, a band drawn as one mesh from samples is handed on unwritten
+  /// (`Surface.finishKeepingSamples`): `band` converts `surface.sampledRows`, or calls
+  /// `surface.finish()` before reading the pixels.
   public static func drawBands(
-    _ effect: any Effect, job: RenderJob, frame: Int, on surface: Surface, band: (Range<Int>) -> Void
+    _ effect: any Effect, job: RenderJob, frame: Int, on surface: Surface, keepsSamples: Bool = false,
+    band: (Range<Int>) -> Void
   ) -> Bool {
     let clock = job.clock(ofFrame: frame)
     let rows = surface.image.height
@@ -208,7 +213,7 @@ public enum RenderPipeline {
       effect.draw(in: &context, clock: clock)
       // Drawing is the same calls in every band: the first tells whether bands can draw it.
       if surface.needsWholeFrame { return false }
-      surface.finish()
+      if keepsSamples { surface.finishKeepingSamples() } else { surface.finish() }
       band(rows)
       top = rows.upperBound
     }
@@ -230,6 +235,8 @@ private final class SharedRender: @unchecked Sendable {
   /// writes into an array another one reads.
   private let wholeSurfaces: [WholeSurfaceBox]
   let converters: [FrameConverter]
+  /// Whether every output may take a band's samples instead of its pixels.
+  let convertsSamples: Bool
   let ring: [[ConvertedFrame]]
 
   init(
@@ -238,6 +245,7 @@ private final class SharedRender: @unchecked Sendable {
   ) {
     (self.effect, self.job, self.bandSurfaces, self.converters, self.ring) =
       (effect, job, bandSurfaces, converters, ring)
+    convertsSamples = !converters.isEmpty && converters.allSatisfy(\.convertsSamples)
     wholeSurfaces = (0..<threads).map { _ in WholeSurfaceBox() }
   }
 
@@ -256,7 +264,18 @@ private final class SharedRender: @unchecked Sendable {
     guard Cancellation.signal == nil else { return }
     let frames = ring[slot]
     if !whole, let surface = bandSurfaces?[thread] {
-      let drawn = RenderPipeline.drawBands(effect, job: job, frame: job.firstFrame + frame, on: surface) { rows in
+      let drawn = RenderPipeline.drawBands(
+        effect, job: job, frame: job.firstFrame + frame, on: surface, keepsSamples: convertsSamples
+      ) { rows in
+        // A band that is one mesh drawn from samples is converted from them (docs/PERFORMANCE.md,
+        // Mesh samples): its pixels are never written.
+        if let sampled = surface.sampledRows, converters.allSatisfy({ $0.takes(sampled) }) {
+          for (o, converter) in converters.enumerated() {
+            converter.convert(samples: sampled, rows: rows, into: frames[o])
+          }
+          return
+        }
+        surface.finish()
         for (o, converter) in converters.enumerated() {
           converter.convert(band: surface.image, rows: rows, into: frames[o], drawn: surface.drawn)
         }

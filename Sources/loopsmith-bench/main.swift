@@ -206,10 +206,11 @@ struct ProfileSummary {
 
   init(_ runs: [ProfiledRun]) {
     func each(_ f: (RenderThreadProfile, Double) -> Double) -> Double {
-      median(runs.map { run in
-        let frames = Double(run.profile.threads.reduce(0) { $0 + $1.frames })
-        return f(run.profile, max(frames, 1))
-      })
+      median(
+        runs.map { run in
+          let frames = Double(run.profile.threads.reduce(0) { $0 + $1.frames })
+          return f(run.profile, max(frames, 1))
+        })
     }
     renderCPU = each { p, n in p.threads.reduce(0) { $0 + $1.user + $1.system } * 1000 / n }
     systemCPU = each { p, n in p.threads.reduce(0) { $0 + $1.system } * 1000 / n }
@@ -232,7 +233,9 @@ struct ProfileSummary {
 /// execution units or clocks. Rounds of one and of all threads alternate; the median of the
 /// rounds' ratios, their lowest and highest, and how much CPU a tile costs more on all threads
 /// than on one (1 = none: what is lost is then time the threads were off the CPU).
-func kernelCeiling(threads: Int, rounds: Int = 5, seconds: Double = 0.12) -> (
+func kernelCeiling(
+  threads: Int, rounds: Int = 5, seconds: Double = 0.12
+) -> (
   ratio: Double, low: Double, high: Double, cpuRise: Double
 ) {
   final class Tile: @unchecked Sendable {
@@ -462,7 +465,8 @@ log(String(format: "memory bandwidth (copy): %.1f GB/s on 1 thread, %.1f on %d",
 let machineCeiling = cores >= 2 ? kernelCeiling(threads: cores) : (ratio: 1, low: 1, high: 1, cpuRise: 1)
 log(
   String(
-    format: "thread-scaling ceiling (a shading loop on L1 tiles of each thread's own): %.2fx from 1 to %d threads (%.2f-%.2f), CPU a tile x%.2f",
+    format:
+      "thread-scaling ceiling (a shading loop on L1 tiles of each thread's own): %.2fx from 1 to %d threads (%.2f-%.2f), CPU a tile x%.2f",
     machineCeiling.ratio, cores, machineCeiling.low, machineCeiling.high, machineCeiling.cpuRise))
 if skiaPython == nil { log("skia: BENCH_SKIA_PYTHON is not set; no Skia figures (make bench sets it)") }
 /// The cases Skia draws too: every scene at 1080x1920, the loader at 1080x1080.
@@ -520,9 +524,19 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
         var bandConvert = 0.0
         let banded =
           canBand
-          && RenderPipeline.drawBands(effect, job: one, frame: i, on: band) { rows in
+          && RenderPipeline.drawBands(
+            effect, job: one, frame: i, on: band, keepsSamples: converter.convertsSamples
+          ) { rows in
+            // As the pipeline converts: a band drawn as one mesh from samples from its samples
+            // (docs/PERFORMANCE.md, Mesh samples), any other from its pixels, written first.
+            let sampled = band.sampledRows.flatMap { converter.takes($0) ? $0 : nil }
+            if sampled == nil { band.finish() }
             let c0 = now()
-            converter.convert(band: band.image, rows: rows, into: converted, drawn: band.drawn)
+            if let sampled {
+              converter.convert(samples: sampled, rows: rows, into: converted)
+            } else {
+              converter.convert(band: band.image, rows: rows, into: converted, drawn: band.drawn)
+            }
             bandConvert += now() - c0
           }
         if banded {
@@ -774,7 +788,8 @@ for r in rows {
         Verdict(
           target: "peak MB rendering alone (--null), \(seconds) s", name: r.name, value: null, limit: 150, atMost: true,
           evidence: String(
-            format: "%.0f%% of the clip's frames drew in bands (a band of %d rows and band-sized layers a render thread); a frame drawn whole makes a %.0f MB float frame a thread, and layers their own",
+            format:
+              "%.0f%% of the clip's frames drew in bands (a band of %d rows and band-sized layers a render thread); a frame drawn whole makes a %.0f MB float frame a thread, and layers their own",
             100 * r.bandedShare, RenderPipeline.bandRows, Double(r.width * r.height * 16) / 1e6)))
     }
     if let total, let encoder {

@@ -27,6 +27,7 @@ private func draw(_ mesh: MeshGradient, width: Int, height: Int, sampled: Bool, 
     surface.samplesMeshes = sampled
     var context = surface.context()
     context.drawMesh(mesh)
+    surface.finish()
     return out
   }
   let surface = Surface(width: width, height: height, bandRows: 128, scale: 1)
@@ -118,4 +119,34 @@ func aLinearMeshFromSamplesIsItsTrianglesToTheRounding(width: Int, height: Int) 
       #expect(out[x] == expected, "x \(x) of \(width)")
     }
   }
+}
+
+/// On the canvas a sampled mesh's pixels wait for the first reader (`Surface.sampledRows` until
+/// then), and a drawing over the mesh has them written first.
+@Test func samplesWaitForTheirFirstReaderAndGiveWayToTheNextDrawing() {
+  let mesh = linearMesh()
+  let expected = draw(mesh, width: 300, height: 300, sampled: true)
+  let out = Image(width: 300, height: 300)
+  let old = Pixel(7, 7, 7, 7)
+  out.pixels.update(repeating: old, count: out.count)
+  let surface = Surface(image: out, scale: 1)
+  surface.clear()
+  var context = surface.context()
+  context.drawMesh(mesh)
+  surface.finishKeepingSamples()
+  let sampled = surface.sampledRows
+  #expect(sampled?.rows == 0..<300 && sampled?.columns == 38 && sampled?.first == 2)
+  #expect(out.pixels[0] == old && out.pixels[out.count - 1] == old, "not written yet")
+  surface.finish()
+  #expect(surface.sampledRows == nil)
+  #expect((0..<out.count).allSatisfy { out.pixels[$0] == expected.pixels[$0] })
+  // A square drawn over the mesh: the samples are written under it.
+  surface.clear()
+  context = surface.context()
+  context.drawMesh(mesh)
+  context.fill(Path(rect: Rect(x: Float(10), y: 10, width: 20, height: 20)), with: .color(.white))
+  surface.finishKeepingSamples()
+  #expect(surface.sampledRows == nil)
+  #expect(out[15, 15] == Pixel(1, 1, 1, 1))
+  #expect(out[100, 100] == expected[100, 100] && out[5, 5] == expected[5, 5])
 }

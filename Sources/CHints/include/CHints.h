@@ -44,6 +44,27 @@ static inline chints_float8 chints_clamp8(chints_float8 v, chints_float8 lo, chi
 #endif
 }
 
+// The low byte of each of eight lanes' bit patterns, stored as eight bytes at `out`: a sample
+// code of a value clamped to 0...255 and offset by 2^23 (`byteCodes8` in FrameConverter.swift).
+// Swift's SIMD8<UInt8>(truncatingIfNeeded:) was a call a vector where it was not inlined.
+typedef unsigned int chints_uint8v __attribute__((ext_vector_type(8)));
+typedef unsigned char chints_uchar8 __attribute__((ext_vector_type(8)));
+static inline void chints_store_low_bytes8(unsigned char *out, chints_float8 v) {
+  chints_uint8v bits;
+  __builtin_memcpy(&bits, &v, sizeof bits);
+  chints_uchar8 bytes = __builtin_convertvector(bits, chints_uchar8);
+  __builtin_memcpy(out, &bytes, sizeof bytes);
+}
+
+// `chints_store_low_bytes8`, lanes 0-3 at `low` and lanes 4-7 at `high` (a Cb and a Cr row).
+static inline void chints_store_low_bytes4x2(unsigned char *low, unsigned char *high, chints_float8 v) {
+  chints_uint8v bits;
+  __builtin_memcpy(&bits, &v, sizeof bits);
+  chints_uchar8 bytes = __builtin_convertvector(bits, chints_uchar8);
+  __builtin_memcpy(low, &bytes, 4);
+  __builtin_memcpy(high, (const unsigned char *)&bytes + 4, 4);
+}
+
 // The shuffles both 4x8 transposes share: in each 128-bit half, lanes 0-3 of the four outputs
 // are lane 0, 1, 2 and 3 of a, b, c and d in turn (a 4x4 transpose a half), by two rounds of
 // interleaves.

@@ -61,8 +61,7 @@ extension GraphicsContext {
     }
     let sampled = prepared.compactMap { $0?.samples }
     if sampled.count == meshes.count {
-      target.pendingFill = nil
-      MeshSamples.mix(sampled, weights: held.map { Float($0) }, band: target.rows, into: target.pixels)
+      target.paint(MeshSamples.mix(sampled, weights: held.map { Float($0) }, band: target.rows))
       target.dirty = target.dirty.union(target.stored)
       return
     }
@@ -96,9 +95,9 @@ enum MeshRaster {
     case nil: return .empty
     case .triangles(let triangles): return paint(triangles, onto: layer)
     case .samples(let samples):
-      // The mesh tiles the layer: nothing under it matters.
-      layer.pendingFill = nil
-      samples.paint(layer.rows, into: layer.pixels)
+      // The mesh tiles the layer: nothing under it matters. On the canvas the pixels are written
+      // only when asked for: a converter may take the samples instead (`Surface.sampledRows`).
+      layer.paint(samples.sampled(layer.rows))
       return layer.stored
     }
   }

@@ -32,7 +32,26 @@ public final class Layer: @unchecked Sendable {
   /// every pixel with opaque color replaces it, `fill(discs:)` writes it row by row under the
   /// discs, and the mesh fill (`MeshRaster.paint`) a few rows at a time under its triangles, or
   /// not at all under an opaque mesh that tiles the layer.
-  var pendingFill: Pixel?
+  ///
+  /// Reading it settles pending samples first (`pendingSamples`: the pixels are then as drawn
+  /// and no color is pending), as does setting it to nil; setting a color drops them (the color
+  /// covers every pixel).
+  var pendingFill: Pixel? {
+    get {
+      settleSamples()
+      return pendingColor
+    }
+    set {
+      if newValue == nil { settleSamples() } else { pendingSamples = nil }
+      pendingColor = newValue
+    }
+  }
+  private var pendingColor: Pixel?
+  /// On a layer over a wrapped image (a surface's canvas): the samples every stored row is to be
+  /// interpolated from, when a mesh that tiles the layer was drawn from samples (`MeshSamples`)
+  /// and nothing since, so that a converter may take them instead of the pixels
+  /// (`Surface.sampledRows`). Settled like a pending color: asking for a row writes them.
+  private(set) var pendingSamples: SampledRows?
   /// For a layer over a wrapped image (a surface's canvas): the stored pixels that may be other
   /// than clear, as offsets into the image (column, image row), nil when not known. A pending
   /// clear writes only these, since every write widens `dirty` and `retireDirty()` adds it here
@@ -40,14 +59,37 @@ public final class Layer: @unchecked Sendable {
   /// not cleared whole, 2.2 MB at 1080 wide, to clear a small drawing.
   private var uncleared: IntRect?
 
-  /// Writes the pending color into the pixels if there is one.
+  /// Writes the pending color or samples into the pixels if there are any.
   @inline(__always) func settle() {
-    if pendingFill != nil { settleNow() }
+    if pendingColor != nil || pendingSamples != nil { settleNow() }
+  }
+
+  /// Paints every stored row from `sampled`: on a layer over a wrapped image only when asked
+  /// for (`pendingSamples`), on any other at once.
+  func paint(_ sampled: SampledRows) {
+    precondition(sampled.rows == rows && sampled.width == width, "samples of other rows")
+    pendingColor = nil
+    if capacity < 0 {
+      pendingSamples = sampled
+    } else {
+      pendingSamples = nil
+      sampled.interpolate(into: pixels)
+    }
+  }
+
+  @inline(__always) private func settleSamples() {
+    guard let sampled = pendingSamples else { return }
+    pendingSamples = nil
+    sampled.interpolate(into: pixels)
   }
 
   @inline(never) private func settleNow() {
-    let color = pendingFill ?? .zero
-    pendingFill = nil
+    if pendingSamples != nil {
+      settleSamples()
+      return
+    }
+    let color = pendingColor ?? .zero
+    pendingColor = nil
     let storage = IntRect(x: 0, y: 0, width: width, height: rows.count)
     // The image's rows below a shorter band (the frame's last): written by the bands before it,
     // not by this clear, so they stay to be cleared by the next band that stores them.

@@ -47,8 +47,10 @@ final class MeshSamples {
   private var filled: [Bool]
   /// The triangles of each chunk (`MeshTriangles.chunks`), found at the first fill.
   private var chunks: (offsets: [Int], indices: [Int32])?
-  /// One row of samples interpolated down (`paint`).
+  /// One row of samples interpolated down (`interpolate`).
   private let line: UnsafeMutablePointer<Pixel>
+  /// A crossfade's mixed samples (`mix`).
+  let mixed = Scratch<Pixel>()
 
   /// The samples of an opaque mesh that tiles a `width` x `height` layer, from its vertex grid
   /// in layer pixels; nil when it does not tile the layer, bends more than `largestBend` allows,
@@ -140,7 +142,7 @@ final class MeshSamples {
 
   /// The first of the two sample rows row `y` is interpolated from, and how far down it lies
   /// between them (below 0 or above 1 at the layer's edges, where the rows' slope carries on).
-  @inline(__always) private func sampleRow(_ y: Int) -> (row: Int, fraction: Float) {
+  @inline(__always) func sampleRow(_ y: Int) -> (row: Int, fraction: Float) {
     let v = (Float(y) + 0.5 - origin.y) / Float(Self.spacing)
     let j = min(max(Int(v.rounded(.down)), 0), rows - 2)
     return (j, v - Float(j))
@@ -168,10 +170,23 @@ final class MeshSamples {
     return UnsafePointer(samples + needed.lowerBound * columns)
   }
 
-  /// Paints rows `band` of the layer into `pixels` (the first of those rows), every pixel.
-  func paint(_ band: Range<Int>, into pixels: UnsafeMutablePointer<Pixel>) {
+  /// Rows `band` of the layer as the samples they are interpolated from, filled.
+  func sampled(_ band: Range<Int>) -> SampledRows {
     let needed = sampleRows(for: band)
-    interpolate(band, from: filledRows(needed), firstRow: needed.lowerBound, into: pixels)
+    return SampledRows(rows: band, samples: self, grid: filledRows(needed), firstRow: needed.lowerBound)
+  }
+
+  /// The interpolation's row `y`: its two rows of samples (`grid`'s, whose first row is sample
+  /// row `firstRow`) and how far down it lies between them.
+  @inline(__always)
+  func rowSamples(
+    _ y: Int, grid: UnsafePointer<Pixel>, firstRow: Int
+  ) -> (
+    upper: UnsafePointer<Pixel>, lower: UnsafePointer<Pixel>, fraction: Float
+  ) {
+    let (j, s) = sampleRow(y)
+    let upper = grid + (j - firstRow) * columns
+    return (upper, upper + columns, s)
   }
 
   /// Rows `band` of the layer interpolated from rows of samples (`grid`, whose first row is
@@ -180,8 +195,7 @@ final class MeshSamples {
     _ band: Range<Int>, from grid: UnsafePointer<Pixel>, firstRow: Int, into pixels: UnsafeMutablePointer<Pixel>
   ) {
     for y in band {
-      let (j, s) = sampleRow(y)
-      let upper = grid + (j - firstRow) * columns, lower = upper + columns
+      let (upper, lower, s) = rowSamples(y, grid: grid, firstRow: firstRow)
       let fraction = Pixel(repeating: s)
       for i in 0..<columns { line[i] = upper[i] + (lower[i] - upper[i]) * fraction }
       Self.across(line, columns: columns, first: origin.x, width: width, into: pixels + (y - band.lowerBound) * width)
@@ -226,18 +240,16 @@ final class MeshSamples {
     for x in (start + 8 * (columns - 1))..<width { edge(x, cell: columns - 2) }
   }
 
-  /// What `MeshRaster.mix` gives for moments that are all sampled, from mixed samples: each
-  /// sample row `Σ wᵢ Sᵢ` summed in order (the first moment times its weight, each next one times
-  /// its own added), then interpolated. Interpolation is linear, so this is the mix of the moments
-  /// interpolated, to the rounding of the sums (a few units in the last place).
-  static func mix(
-    _ moments: [MeshSamples], weights: [Float], band: Range<Int>, into pixels: UnsafeMutablePointer<Pixel>
-  ) {
+  /// What `MeshRaster.mix` gives for moments that are all sampled, as samples: each sample row
+  /// `Σ wᵢ Sᵢ` summed in order (the first moment times its weight, each next one times its own
+  /// added), in scratch of the first moment's kept until it mixes again. Interpolation is linear,
+  /// so this is the mix of the moments interpolated, to the rounding of the sums (a few units in
+  /// the last place).
+  static func mix(_ moments: [MeshSamples], weights: [Float], band: Range<Int>) -> SampledRows {
     let first = moments[0]
     let needed = first.sampleRows(for: band)
     let count = needed.count * first.columns
-    let mixed = UnsafeMutablePointer<Pixel>.allocate(capacity: count)
-    defer { mixed.deallocate() }
+    let mixed = first.mixed.reserve(count)
     let grid = first.filledRows(needed)
     let w0 = Pixel(repeating: weights[0])
     for k in 0..<count { mixed[k] = grid[k] * w0 }
@@ -245,6 +257,87 @@ final class MeshSamples {
       let other = moment.filledRows(needed), w = Pixel(repeating: weight)
       for k in 0..<count { mixed[k] += other[k] * w }
     }
-    first.interpolate(band, from: mixed, firstRow: needed.lowerBound, into: pixels)
+    return SampledRows(rows: band, samples: first, grid: UnsafePointer(mixed), firstRow: needed.lowerBound)
+  }
+}
+
+/// Rows of a layer given as the samples they are interpolated from (`MeshSamples`): what a
+/// converter may read instead of the pixels (`Surface.sampledRows`), and what the pixels become
+/// when asked for. Sample i of a row of samples lies at pixel coordinate `first + 8 i`, and row
+/// `y` of the layer is `rowSamples(y)`'s two rows mixed by its fraction; each pixel of it is
+/// `a + (b - a) t` of the two samples around it, `t = (x + 0.5 - first) / 8 - i` (below 0 or
+/// above 1 beyond the outer samples). Valid until the surface draws again or starts a band.
+public struct SampledRows {
+  /// The layer rows they give.
+  public let rows: Range<Int>
+  let samples: MeshSamples
+  /// Rows of samples from sample row `firstRow` on, `columns` samples each.
+  let grid: UnsafePointer<Pixel>
+  let firstRow: Int
+
+  /// The layer's width in pixels.
+  public var width: Int { samples.width }
+  /// Samples a row.
+  public var columns: Int { samples.columns }
+  /// Pixels between samples.
+  public static let spacing = MeshSamples.spacing
+  /// Where sample 0 of each row lies, in pixel coordinates.
+  public var first: Float { samples.origin.x }
+
+  /// Layer row `y` (in `rows`) as two rows of samples and the fraction of the way from the
+  /// first to the second.
+  public func rowSamples(_ y: Int) -> (upper: UnsafePointer<Pixel>, lower: UnsafePointer<Pixel>, fraction: Float) {
+    precondition(rows.contains(y), "row \(y) of samples for rows \(rows)")
+    return samples.rowSamples(y, grid: grid, firstRow: firstRow)
+  }
+
+  /// The rows of samples the rows are interpolated from.
+  public var sampleRows: Range<Int> { samples.sampleRows(for: rows) }
+
+  /// Row of samples `j` (in `sampleRows`): `columns` samples.
+  public func sampleRow(_ j: Int) -> UnsafePointer<Pixel> {
+    precondition(sampleRows.contains(j), "row of samples \(j) for rows \(rows)")
+    return grid + (j - firstRow) * columns
+  }
+
+  /// Layer row `y` (in `rows`): the row of samples above it (it lies between that one and the
+  /// next) and how far it lies from it, below 0 or above 1 past the outer rows of samples.
+  public func position(_ y: Int) -> (row: Int, fraction: Float) {
+    precondition(rows.contains(y), "row \(y) of samples for rows \(rows)")
+    return samples.sampleRow(y)
+  }
+
+  /// The least and greatest value of each channel over every pixel of the rows. Bilinear
+  /// interpolation is monotonic along each axis inside a cell, so the rows' extremes lie on their
+  /// rows of samples, their first and last rows, and the layer's first and last pixel centers:
+  /// those are what is looked at (a row of samples past the rows' first or last only widens it).
+  public func range() -> (low: Pixel, high: Pixel) {
+    var low = Pixel(repeating: .infinity), high = Pixel(repeating: -.infinity)
+    func take(_ p: Pixel) {
+      low.replace(with: p, where: p .< low)
+      high.replace(with: p, where: p .> high)
+    }
+    let n = columns
+    let left = Pixel(repeating: (0.5 - first) / Float(Self.spacing))
+    let right = Pixel(repeating: (Float(width) - 0.5 - first) / Float(Self.spacing) - Float(n - 2))
+    func along(_ line: UnsafePointer<Pixel>) {
+      for i in 0..<n { take(line[i]) }
+      take(line[0] + (line[1] - line[0]) * left)
+      take(line[n - 2] + (line[n - 1] - line[n - 2]) * right)
+    }
+    let line = UnsafeMutablePointer<Pixel>.allocate(capacity: n)
+    defer { line.deallocate() }
+    for y in [rows.lowerBound, rows.upperBound - 1] {
+      let (upper, lower, s) = rowSamples(y)
+      for i in 0..<n { line[i] = upper[i] + (lower[i] - upper[i]) * Pixel(repeating: s) }
+      along(line)
+    }
+    for j in samples.sampleRows(for: rows) { along(grid + (j - firstRow) * n) }
+    return (low, high)
+  }
+
+  /// Writes the rows into `pixels`, the first of them.
+  func interpolate(into pixels: UnsafeMutablePointer<Pixel>) {
+    samples.interpolate(rows, from: grid, firstRow: firstRow, into: pixels)
   }
 }

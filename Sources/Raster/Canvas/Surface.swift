@@ -118,6 +118,18 @@ public final class Surface: @unchecked Sendable {
     canvasLayer.settle()
   }
 
+  /// `finish()`, except that when what was drawn is one mesh painted from samples over the whole
+  /// image and nothing after it (`sampledRows`), the pixels are left unwritten: a converter takes
+  /// the samples, or `finish()` writes the pixels.
+  public func finishKeepingSamples() {
+    if canvasLayer.pendingSamples == nil { canvasLayer.settle() }
+  }
+
+  /// After `finishKeepingSamples()`, the samples every pixel of the image is interpolated from,
+  /// when it was drawn as one mesh from samples (`MeshSamples`), else nil. Valid until anything
+  /// is drawn or `drawBand`, `clear` or `finish` is called.
+  public var sampledRows: SampledRows? { canvasLayer.pendingSamples }
+
   /// The size of the image in points.
   public var size: (width: Double, height: Double) {
     (Double(width) / Double(scale), Double(height) / Double(scale))
