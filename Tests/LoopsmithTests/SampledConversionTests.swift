@@ -50,6 +50,20 @@ import Testing
     return (BandRenderingTests.bytes(fromSamples), BandRenderingTests.bytes(fromPixels), sampled)
   }
 
+  /// Frame `frame` of `j` converted from samples is within a code of its pixels' bytes, on fewer
+  /// than one sample in a thousand, and some band took its samples.
+  static func expectWithinACode(_ j: RenderJob, frame: Int) throws {
+    let (samples, pixels, sampled) = try convertBothWays(j, frame: frame)
+    #expect(sampled > 0, "frame \(frame): no band took its samples")
+    var worst = 0, differing = 0
+    for k in samples.indices where samples[k] != pixels[k] {
+      worst = max(worst, abs(Int(samples[k]) - Int(pixels[k])))
+      differing += 1
+    }
+    #expect(worst <= 1, "frame \(frame): \(worst) codes apart")
+    #expect(Double(differing) / Double(samples.count) < 1e-3, "frame \(frame): \(differing) samples differ")
+  }
+
   /// Full size, and a size whose samples lie 3 pixels in from the left and 1 from the top (so a
   /// row of samples falls between the two rows of a chroma pair): moments across the loop, at
   /// full size one in its crossfade (two moments' samples mixed; at 542x962 the crossfade's mesh
@@ -58,15 +72,7 @@ import Testing
   func samplesGiveThePixelsBytesWithinACode(width: Int, height: Int, frames: [Int]) throws {
     let j = try Self.job(size: (width, height))
     for frame in frames {
-      let (samples, pixels, sampled) = try Self.convertBothWays(j, frame: frame)
-      #expect(sampled > 0, "frame \(frame): no band took its samples")
-      var worst = 0, differing = 0
-      for k in samples.indices where samples[k] != pixels[k] {
-        worst = max(worst, abs(Int(samples[k]) - Int(pixels[k])))
-        differing += 1
-      }
-      #expect(worst <= 1, "frame \(frame): \(worst) codes apart")
-      #expect(Double(differing) / Double(samples.count) < 1e-3, "frame \(frame): \(differing) samples differ")
+      try Self.expectWithinACode(j, frame: frame)
     }
   }
 
@@ -76,15 +82,7 @@ import Testing
     let j = try Self.job(size: (540, 960), set: ["first": "#000000", "second": "#ffffff", "third": "#ff0000"])
     // Moments whose mesh bends little enough to be sampled in these colors.
     for frame in [36, 48] {
-      let (samples, pixels, sampled) = try Self.convertBothWays(j, frame: frame)
-      #expect(sampled > 0, "frame \(frame): no band took its samples")
-      var worst = 0, differing = 0
-      for k in samples.indices where samples[k] != pixels[k] {
-        worst = max(worst, abs(Int(samples[k]) - Int(pixels[k])))
-        differing += 1
-      }
-      #expect(worst <= 1, "frame \(frame): \(worst) codes apart")
-      #expect(Double(differing) / Double(samples.count) < 1e-3, "frame \(frame): \(differing) samples differ")
+      try Self.expectWithinACode(j, frame: frame)
     }
   }
 
