@@ -89,3 +89,39 @@ private func renderAurora(
     }
   }
 }
+
+extension AuroraSamplesTests {
+  /// One band surface drawing frame after frame hands each mesh's buffers on to the next
+  /// (`MeshStorage`): every frame gives a fresh surface's bits, and the buffers are reused, not
+  /// made again, once the first frames have made them.
+  @Test func framesAfterFramesReuseTheMeshesBuffersToTheSameBits() {
+    let effect = AuroraMesh(
+      values: ParameterValues(specs: AuroraMesh.info.parameters), environment: RenderEnvironment())
+    let (width, height) = (540, 960)
+    let plan = MeshCrossfade(length: 12, window: 4)
+    let reused = Surface(width: width, height: height, bandRows: 128, scale: 1.5)
+    var seen = Set<ObjectIdentifier>()
+    var held: [Int] = []
+    // Plain frames, then crossfaded ones (two meshes a frame), then plain again.
+    for time in [0.2, 0.3, 0.4, 10.1, 10.2, 10.3, 1.0, 1.1] {
+      let fresh = renderAurora(sampled: true, width: width, height: height, time: time)
+      let image = Image(width: width, height: height)
+      for start in stride(from: 0, to: height, by: 128) {
+        let rows = start..<min(start + 128, height)
+        reused.drawBand(rows)
+        var context = reused.context()
+        effect.draw(in: &context, clock: Clock(time: time, plan: plan))
+        reused.finish()
+        image.row(rows.lowerBound).update(from: reused.image.pixels, count: rows.count * width)
+      }
+      #expect((0..<image.count).allSatisfy { image.pixels[$0] == fresh.pixels[$0] }, "time \(time)")
+      let storage = reused.meshes.storage
+      for store in storage.samples { seen.insert(ObjectIdentifier(store)) }
+      held.append(max(storage.samples.count, storage.triangles.count, storage.spans.count, storage.planes.count))
+    }
+    // Buffers go back and are taken again: no more of them than meshes alive at once (the two a
+    // crossfade keeps, and one more while a new one is made), however many frames are drawn.
+    #expect(!seen.isEmpty && seen.count <= 3, "sample buffers made: \(seen.count)")
+    #expect(held.allSatisfy { $0 <= 3 }, "buffers held between frames: \(held)")
+  }
+}

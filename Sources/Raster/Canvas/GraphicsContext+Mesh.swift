@@ -130,7 +130,8 @@ enum MeshRaster {
     let made: PreparedMesh
     if sampling, opaque,
       let samples = MeshSamples(
-        positions: positions, colors: colors, columns: columns, rows: rows, width: layer.width, height: layer.height)
+        positions: positions, colors: colors, columns: columns, rows: rows, width: layer.width, height: layer.height,
+        storage: cache?.storage)
     {
       made = .samples(samples)
     } else {
@@ -315,16 +316,19 @@ final class MeshTriangles {
   /// The triangles of a vertex grid in layer pixels, set up for a `width` x `height` layer.
   /// `tiled`, when given, is whether they tile (`tiles`), found by the caller (`MeshSamples`
   /// checks its mesh's grid before moving it onto its samples); `planes`, the triangles' color
-  /// planes (`plane`), two a quad in the order the triangles are made.
+  /// planes (`plane`), two a quad in the order the triangles are made; `storage`, where arrays
+  /// for the triangles and their rows are taken from (`MeshStorage`).
   init(
     _ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int, width: Int, height: Int, opaque: Bool,
-    tiled: Bool? = nil, planes: [(gx: Pixel, gy: Pixel)]? = nil
+    tiled: Bool? = nil, planes: [(gx: Pixel, gy: Pixel)]? = nil, storage: MeshStorage? = nil
   ) {
     (self.width, self.height, self.opaque) = (width, height, opaque)
     tiles =
       opaque
       && (tiled ?? Self.tile(positions, columns: columns, rows: rows, width: Float(width), height: Float(height)))
-    var triangles: [Triangle] = []
+    // A buffer an earlier mesh's samples gave back (`MeshStorage`) keeps its capacity.
+    var triangles = storage?.triangles.popLast() ?? []
+    triangles.removeAll(keepingCapacity: true)
     triangles.reserveCapacity(2 * (columns - 1) * (rows - 1))
     var made = 0
     func add(_ a: Int, _ b: Int, _ c: Int) {
@@ -344,7 +348,10 @@ final class MeshTriangles {
       }
     }
     self.triangles = triangles
-    spans = triangles.map { SIMD2($0.yStart, $0.yEnd) }
+    var spans = storage?.spans.popLast() ?? []
+    spans.removeAll(keepingCapacity: true)
+    spans.append(contentsOf: triangles.lazy.map { SIMD2($0.yStart, $0.yEnd) })
+    self.spans = spans
   }
 
   /// Whether the grid of `positions` tiles the `width` x `height` rectangle (`tiles`).
@@ -537,6 +544,8 @@ final class MeshTriangles {
 /// a crossfade's two moments. It also holds the scratch rows a crossfade is mixed from.
 final class MeshTessellations {
   private var entries: [(key: [UInt32], colors: [Color], prepared: PreparedMesh)] = []
+  /// The large buffers of meshes drawn from samples, handed from one frame's mesh to the next.
+  let storage = MeshStorage()
   private var scratch: [UnsafeMutablePointer<Pixel>] = []
   private var scratchCount = 0
   static let kept = 2

@@ -41,6 +41,9 @@ final class MeshSamples {
   /// The largest jump of a color slope, per sample, between two triangles sharing an edge.
   let bend: Float
   private let samples: UnsafeMutablePointer<Pixel>
+  /// Where `samples` lives, and where it and the triangles' arrays go back to.
+  private let store: Scratch<Pixel>
+  private let storage: MeshStorage?
   /// Rows of samples filled together: a band of 128 rows needs 17 rows of samples.
   static let chunkRows = 8
   /// Which chunks of rows of samples are filled: a band fills those it needs.
@@ -55,7 +58,16 @@ final class MeshSamples {
   /// The samples of an opaque mesh that tiles a `width` x `height` layer, from its vertex grid
   /// in layer pixels; nil when it does not tile the layer, bends more than `largestBend` allows,
   /// or the layer is smaller than `smallestSide`.
-  init?(positions: [Point], colors: [Pixel], columns gridColumns: Int, rows gridRows: Int, width: Int, height: Int) {
+  ///
+  /// Its large buffers (the triangles, the samples, the color planes: about 1.7 MB at
+  /// 1080x1920) come from `storage` and go back to it when it is done, so a mesh a frame does not
+  /// allocate them a frame: freed and allocated again, they were returned to the system and
+  /// faulted back in every frame (21 page faults a frame), which cost a second render thread
+  /// more than half again of its CPU a frame (docs/PERFORMANCE.md, Mesh samples).
+  init?(
+    positions: [Point], colors: [Pixel], columns gridColumns: Int, rows gridRows: Int, width: Int, height: Int,
+    storage: MeshStorage? = nil
+  ) {
     guard width >= Self.smallestSide, height >= Self.smallestSide, gridColumns > 1, gridRows > 1,
       MeshTriangles.tile(positions, columns: gridColumns, rows: gridRows, width: Float(width), height: Float(height))
     else { return nil }
@@ -68,15 +80,21 @@ final class MeshSamples {
     let scale = 1 / Float(Self.spacing)
     let shift = Point(repeating: 0.5) - origin * scale
     let moved = positions.map { $0 * scale + shift }
+    var planes = storage?.planes.popLast() ?? []
     guard
-      let (planes, bend, narrowest) = Self.bend(moved, colors, columns: gridColumns, rows: gridRows),
+      let (bend, narrowest) = Self.bend(moved, colors, columns: gridColumns, rows: gridRows, planes: &planes),
       bend * max(1, Self.wideTriangle / narrowest) <= Self.largestBend
-    else { return nil }
+    else {
+      storage?.planes.append(planes)
+      return nil
+    }
     let triangles = MeshTriangles(
       moved, colors, columns: gridColumns, rows: gridRows, width: columns, height: rows, opaque: true, tiled: true,
-      planes: planes)
-    (self.triangles, self.bend) = (triangles, bend)
-    samples = .allocate(capacity: columns * rows)
+      planes: planes, storage: storage)
+    storage?.planes.append(planes)
+    (self.triangles, self.bend, self.storage) = (triangles, bend, storage)
+    store = storage?.samples.popLast() ?? Scratch<Pixel>()
+    samples = store.reserve(columns * rows)
     samples.initialize(repeating: .zero, count: columns * rows)
     line = .allocate(capacity: columns)
     line.initialize(repeating: .zero, count: columns)
@@ -84,19 +102,24 @@ final class MeshSamples {
   }
 
   deinit {
-    samples.deallocate()
     line.deallocate()
+    // Given back for the next frame's mesh; the triangles' arrays are the storage's alone once
+    // `triangles` goes, just after this.
+    storage?.samples.append(store)
+    storage?.triangles.append(triangles.triangles)
+    storage?.spans.append(triangles.spans)
   }
 
-  /// The color planes of the grid's triangles, as `MeshTriangles` makes them ((a, b, c) and
-  /// (a, c, d) of each quad), with positions in samples, and the largest jump of a color slope
+  /// The color planes of the grid's triangles into `planes`, as `MeshTriangles` makes them
+  /// ((a, b, c) and (a, c, d) of each quad), with positions in samples; returns the largest jump of a color slope
   /// (any color channel, across or down) between two that share an edge, and the least width of
   /// any of them; nil when a triangle is degenerate.
   static func bend(
-    _ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int
-  ) -> (planes: [(gx: Pixel, gy: Pixel)], bend: Float, narrowest: Float)? {
+    _ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int, planes: inout [(gx: Pixel, gy: Pixel)]
+  ) -> (bend: Float, narrowest: Float)? {
     let across = columns - 1
-    var planes = [(gx: Pixel, gy: Pixel)](repeating: (.zero, .zero), count: 2 * across * (rows - 1))
+    planes.removeAll(keepingCapacity: true)
+    planes.append(contentsOf: repeatElement((gx: Pixel.zero, gy: Pixel.zero), count: 2 * across * (rows - 1)))
     var largest: Float = 0  // squared, until the end
     var narrowest = Float.infinity
     @inline(__always) func jump(_ s: (gx: Pixel, gy: Pixel), _ t: (gx: Pixel, gy: Pixel)) {
@@ -121,7 +144,7 @@ final class MeshSamples {
       }
     }
     guard narrowest > 0 else { return nil }
-    return (planes, largest.squareRoot(), narrowest)
+    return (largest.squareRoot(), narrowest)
   }
 
   /// A triangle's least width: its least height, twice its area over its longest side.
@@ -340,4 +363,14 @@ public struct SampledRows {
   func interpolate(into pixels: UnsafeMutablePointer<Pixel>) {
     samples.interpolate(rows, from: grid, firstRow: firstRow, into: pixels)
   }
+}
+
+/// The large buffers of meshes drawn from samples (`MeshSamples`), kept by a surface's
+/// `MeshTessellations`: each mesh takes them when made and gives them back when done, so drawing
+/// allocates nothing large a frame once warmed up, as the rest of a surface.
+final class MeshStorage {
+  var triangles: [[MeshTriangles.Triangle]] = []
+  var spans: [[SIMD2<Int32>]] = []
+  var planes: [[(gx: Pixel, gy: Pixel)]] = []
+  var samples: [Scratch<Pixel>] = []
 }
