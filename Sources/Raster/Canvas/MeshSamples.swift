@@ -111,9 +111,9 @@ final class MeshSamples {
   }
 
   /// The color planes of the grid's triangles into `planes`, as `MeshTriangles` makes them
-  /// ((a, b, c) and (a, c, d) of each quad), with positions in samples; returns the largest jump of a color slope
-  /// (any color channel, across or down) between two that share an edge, and the least width of
-  /// any of them; nil when a triangle is degenerate.
+  /// ((a, b, c) and (a, c, d) of each quad), with positions in samples; returns the largest jump
+  /// of a color slope (any color channel, across or down) between two that share an edge, and the
+  /// least width of any of them; nil when a triangle is degenerate.
   static func bend(
     _ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int, planes: inout [(gx: Pixel, gy: Pixel)]
   ) -> (bend: Float, narrowest: Float)? {
