@@ -147,15 +147,20 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
     #expect(same(render(throughLayer: false, draw), render(throughLayer: true, draw)))
   }
 
+  /// Band `rows` of `surface` drawn by `draw` and finished: the surface's image, holding it.
+  static func draw(_ rows: Range<Int>, of surface: Surface, _ draw: (GraphicsContext) -> Void) -> Image {
+    surface.drawBand(rows)
+    draw(surface.context())
+    surface.finish()
+    return surface.image
+  }
+
   /// A band clears only what the bands before it drew (`Surface.drawBand`); what they drew must
   /// not show in it, wherever it lay.
   @Test func aBandShowsNothingOfTheBandsBefore() {
     let surface = Surface(width: 16, height: 24, bandRows: 8, scale: 1)
     func band(_ rows: Range<Int>, _ draw: (GraphicsContext) -> Void) -> Image {
-      surface.drawBand(rows)
-      draw(surface.context())
-      surface.finish()
-      return surface.image
+      Self.draw(rows, of: surface, draw)
     }
     let white = Pixel(1, 1, 1, 1)
     // Band 0: a square at columns 2-4, rows 2-4 of the image.
@@ -182,10 +187,7 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
   @Test func aShortLastBandLeavesNothingForTheNextFrame() {
     let surface = Surface(width: 16, height: 20, bandRows: 8, scale: 1)
     func band(_ rows: Range<Int>, _ draw: (GraphicsContext) -> Void) -> Image {
-      surface.drawBand(rows)
-      draw(surface.context())
-      surface.finish()
-      return surface.image
+      Self.draw(rows, of: surface, draw)
     }
     _ = band(0..<8) { _ in }
     // A square in the band's last rows (image rows 14-15: the band's rows 6-7).

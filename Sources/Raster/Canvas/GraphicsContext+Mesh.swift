@@ -137,7 +137,8 @@ enum MeshRaster {
     } else {
       made = .triangles(
         MeshTriangles(
-          positions, colors, columns: columns, rows: rows, width: layer.width, height: layer.height, opaque: opaque))
+          positions, colors, columns: columns, rows: rows, width: layer.width, height: layer.height, opaque: opaque,
+          storage: cache?.storage))
     }
     if let key, let cache { cache.store(key, mesh.colors, made) }
     return made
@@ -312,17 +313,19 @@ final class MeshTriangles {
   /// triangle turns the same way: the triangles then tile the layer without fold or gap, and the
   /// top-left rule paints each pixel center once.
   let tiles: Bool
+  /// Where the arrays came from and go back to (`MeshStorage`), if anywhere.
+  private let storage: MeshStorage?
 
   /// The triangles of a vertex grid in layer pixels, set up for a `width` x `height` layer.
   /// `tiled`, when given, is whether they tile (`tiles`), found by the caller (`MeshSamples`
   /// checks its mesh's grid before moving it onto its samples); `planes`, the triangles' color
   /// planes (`plane`), two a quad in the order the triangles are made; `storage`, where arrays
-  /// for the triangles and their rows are taken from (`MeshStorage`).
+  /// for the triangles and their rows are taken from and given back to (`MeshStorage`).
   init(
     _ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int, width: Int, height: Int, opaque: Bool,
     tiled: Bool? = nil, planes: [(gx: Pixel, gy: Pixel)]? = nil, storage: MeshStorage? = nil
   ) {
-    (self.width, self.height, self.opaque) = (width, height, opaque)
+    (self.width, self.height, self.opaque, self.storage) = (width, height, opaque, storage)
     tiles =
       opaque
       && (tiled ?? Self.tile(positions, columns: columns, rows: rows, width: Float(width), height: Float(height)))
@@ -352,6 +355,13 @@ final class MeshTriangles {
     spans.removeAll(keepingCapacity: true)
     spans.append(contentsOf: triangles.lazy.map { SIMD2($0.yStart, $0.yEnd) })
     self.spans = spans
+  }
+
+  /// Gives the triangles' arrays back to `storage` for the next mesh: once this object is gone
+  /// they are the storage's alone.
+  deinit {
+    storage?.triangles.append(triangles)
+    storage?.spans.append(spans)
   }
 
   /// Whether the grid of `positions` tiles the `width` x `height` rectangle (`tiles`).
@@ -544,7 +554,7 @@ final class MeshTriangles {
 /// a crossfade's two moments. It also holds the scratch rows a crossfade is mixed from.
 final class MeshTessellations {
   private var entries: [(key: [UInt32], colors: [Color], prepared: PreparedMesh)] = []
-  /// The large buffers of meshes drawn from samples, handed from one frame's mesh to the next.
+  /// The large buffers of meshes, handed from one frame's mesh to the next.
   let storage = MeshStorage()
   private var scratch: [UnsafeMutablePointer<Pixel>] = []
   private var scratchCount = 0

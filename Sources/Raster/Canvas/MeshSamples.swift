@@ -29,8 +29,8 @@ final class MeshSamples {
   /// narrower ones put more, in proportion, and their bend counts that many times over.
   static let wideTriangle: Float = 0.5
 
-  /// The layer's size in pixels.
-  let width: Int, height: Int
+  /// The layer's width in pixels.
+  let width: Int
   /// The samples per row and per column.
   let columns: Int, rows: Int
   /// Where sample (0, 0) lies, in pixel coordinates: the samples are centered on the layer, so
@@ -38,8 +38,6 @@ final class MeshSamples {
   let origin: Point
   /// The mesh's triangles over the grid of samples (a layer `columns` x `rows`).
   let triangles: MeshTriangles
-  /// The largest jump of a color slope, per sample, between two triangles sharing an edge.
-  let bend: Float
   private let samples: UnsafeMutablePointer<Pixel>
   /// Where `samples` lives, and where it and the triangles' arrays go back to.
   private let store: Scratch<Pixel>
@@ -71,7 +69,7 @@ final class MeshSamples {
     guard width >= Self.smallestSide, height >= Self.smallestSide, gridColumns > 1, gridRows > 1,
       MeshTriangles.tile(positions, columns: gridColumns, rows: gridRows, width: Float(width), height: Float(height))
     else { return nil }
-    (self.width, self.height) = (width, height)
+    self.width = width
     let (across, left) = Self.placed(width), (down, top) = Self.placed(height)
     (columns, rows, origin) = (across, down, Point(left, top))
     // Sample (i, j) at pixel coordinates origin + spacing (i, j) is the center of pixel (i, j) of
@@ -92,7 +90,7 @@ final class MeshSamples {
       moved, colors, columns: gridColumns, rows: gridRows, width: columns, height: rows, opaque: true, tiled: true,
       planes: planes, storage: storage)
     storage?.planes.append(planes)
-    (self.triangles, self.bend, self.storage) = (triangles, bend, storage)
+    (self.triangles, self.storage) = (triangles, storage)
     store = storage?.samples.popLast() ?? Scratch<Pixel>()
     samples = store.reserve(columns * rows)
     samples.initialize(repeating: .zero, count: columns * rows)
@@ -103,11 +101,8 @@ final class MeshSamples {
 
   deinit {
     line.deallocate()
-    // Given back for the next frame's mesh; the triangles' arrays are the storage's alone once
-    // `triangles` goes, just after this.
+    // Given back for the next frame's mesh (`triangles` gives back its own arrays).
     storage?.samples.append(store)
-    storage?.triangles.append(triangles.triangles)
-    storage?.spans.append(triangles.spans)
   }
 
   /// The color planes of the grid's triangles into `planes`, as `MeshTriangles` makes them
@@ -365,7 +360,7 @@ public struct SampledRows {
   }
 }
 
-/// The large buffers of meshes drawn from samples (`MeshSamples`), kept by a surface's
+/// The large buffers of meshes (`MeshTriangles`, `MeshSamples`), kept by a surface's
 /// `MeshTessellations`: each mesh takes them when made and gives them back when done, so drawing
 /// allocates nothing large a frame once warmed up, as the rest of a surface.
 final class MeshStorage {

@@ -1,4 +1,3 @@
-import CHints
 import Raster
 
 extension FrameConverter {
@@ -37,6 +36,7 @@ extension FrameConverter {
   /// parts of a code on a few samples.
   public func convert(samples sampled: SampledRows, rows: Range<Int>, into frame: ConvertedFrame) {
     precondition(convertsSamples, "samples are converted to 8-bit 4:2:0 with no alpha")
+    precondition(SampledRows.spacing == 8, "the cell loops are written for samples 8 pixels apart")
     precondition(sampled.rows == rows && sampled.width == width && sampled.columns >= 2, "samples of other rows")
     precondition(rows.lowerBound % 2 == 0 && rows.count % 2 == 0, "a 4:2:0 band \(rows) must hold whole row pairs")
     precondition(
@@ -57,9 +57,11 @@ extension FrameConverter {
     let padded = (columns + 7) / 8 * 8
     let sampleRange = sampled.sampleRows
     let planeFloats = 3 * padded
-    let floats = UnsafeMutablePointer<Float>.allocate(capacity: (sampleRange.count + 14) * planeFloats)
+    // The band's rows of samples, then two rows raw, two clamped, and luma, Cb and Cr.
+    let floatCount = (sampleRange.count + 5) * planeFloats
+    let floats = UnsafeMutablePointer<Float>.allocate(capacity: floatCount)
     defer { floats.deallocate() }
-    floats.initialize(repeating: 0, count: (sampleRange.count + 14) * planeFloats)
+    floats.initialize(repeating: 0, count: floatCount)
     let planes = floats
     for j in sampleRange {
       let row = sampled.sampleRow(j), plane = planes + (j - sampleRange.lowerBound) * planeFloats
@@ -88,9 +90,7 @@ extension FrameConverter {
     let blocks = width / 2, cells = columns - 1
     let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
     let maximum = Lanes(repeating: 255), offset = Lanes(repeating: 128)
-    // Codes as `byteCodes8` makes them: clamped, then offset by 2^23, so a lane's low byte is its
-    // code rounded to nearest, ties to even.
-    let magic = Lanes(repeating: 8_388_608)
+    /// One code as `byteCodes8` makes eight: clamped, rounded to nearest, ties to even.
     func code(_ v: Float) -> UInt8 { UInt8((min(max(v, 0), 255) + 8_388_608) - 8_388_608) }
     func load(_ p: UnsafeMutablePointer<Float>) -> Lanes { UnsafeRawPointer(p).loadUnaligned(as: Lanes.self) }
     func store(_ v: Lanes, _ p: UnsafeMutablePointer<Float>) {
@@ -120,7 +120,7 @@ extension FrameConverter {
             let (line, clamp, side) = (raw(half), clamped(half), sides(half))
             let fraction = Lanes(repeating: s)
             for v in stride(from: 0, to: padded, by: 8) {
-              var code = SIMD8<Int32>()
+              var sideBits = SIMD8<Int32>()
               var l = Lanes(repeating: 16)
               for k in 0..<3 {
                 let a = load(upper + k * padded + v)
@@ -129,11 +129,11 @@ extension FrameConverter {
                 let c = clamp8(x, zero, one)
                 store(c, clamp + k * padded + v)
                 l += c * Lanes(repeating: lumaWeights[k])
-                code |= SIMD8<Int32>().replacing(with: Int32(1 << (2 * k)), where: x .< zero)
-                code |= SIMD8<Int32>().replacing(with: Int32(2 << (2 * k)), where: x .> one)
+                sideBits |= SIMD8<Int32>().replacing(with: Int32(1 << (2 * k)), where: x .< zero)
+                sideBits |= SIMD8<Int32>().replacing(with: Int32(2 << (2 * k)), where: x .> one)
               }
               store(l, luma + v)
-              UnsafeMutableRawPointer(side + v).storeBytes(of: code, as: SIMD8<Int32>.self)
+              UnsafeMutableRawPointer(side + v).storeBytes(of: sideBits, as: SIMD8<Int32>.self)
             }
             let out = (yPlane.pointer + y * yPlane.bytesPerRow).assumingMemoryBound(to: UInt8.self)
             let noise = lumaLines.baseAddress! + (y & 63) * 72
@@ -152,7 +152,7 @@ extension FrameConverter {
               let a = Lanes(repeating: luma[i])
               var v = a + (Lanes(repeating: luma[i + 1]) - a) * pixelFractions
               v += UnsafeRawPointer(noise + (x & 63)).loadUnaligned(as: Lanes.self)
-              chints_store_low_bytes8(out + x, clamp8(v, zero, maximum) + magic)
+              storeByteCodes8(v, maximum: maximum, at: out + x)
             }
             for x in (start + 8 * cells)..<width { pixel(x, cell: cells - 1) }
           }
@@ -196,8 +196,7 @@ extension FrameConverter {
             let n = Lanes(
               lowHalf: UnsafeRawPointer(cbNoise + (cx & 63)).loadUnaligned(as: SIMD4<Float>.self),
               highHalf: UnsafeRawPointer(crNoise + (cx & 63)).loadUnaligned(as: SIMD4<Float>.self))
-            chints_store_low_bytes4x2(
-              cbRow + cx, crRow + cx, clamp8(offset + (a + d * pairFractions) + n, zero, maximum) + magic)
+            storeByteCodes4x2(offset + (a + d * pairFractions) + n, maximum: maximum, at: cbRow + cx, crRow + cx)
           }
           for cx in (chromaStart + 4 * cells)..<blocks { block(cx) }
           // The first and last blocks' centers sit a quarter pixel in from the pattern's.

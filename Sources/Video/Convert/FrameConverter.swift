@@ -818,6 +818,19 @@ let chromaDitherLines: [Float] = (0..<64).flatMap { (row: Int) -> [Float] in
   return LaneBytes(truncatingIfNeeded: unsafeBitCast(shifted, to: LaneBits.self))
 }
 
+/// `byteCodes8` stored at `out` (`chints_store_low_bytes8`: the narrowing in one place, where the
+/// generic `LaneBytes(truncatingIfNeeded:)` was a call a vector in `convert(samples:)`).
+@inline(__always) func storeByteCodes8(_ v: Lanes, maximum: Lanes, at out: UnsafeMutablePointer<UInt8>) {
+  chints_store_low_bytes8(out, clamp8(v, .zero, maximum) + Lanes(repeating: 8_388_608))
+}
+
+/// `storeByteCodes8` with lanes 0-3 stored at `low` and lanes 4-7 at `high` (a Cb and a Cr row).
+@inline(__always) func storeByteCodes4x2(
+  _ v: Lanes, maximum: Lanes, at low: UnsafeMutablePointer<UInt8>, _ high: UnsafeMutablePointer<UInt8>
+) {
+  chints_store_low_bytes4x2(low, high, clamp8(v, .zero, maximum) + Lanes(repeating: 8_388_608))
+}
+
 /// `byteCodes8` for four lanes.
 @inline(__always) func byteCodes4(_ v: SIMD4<Float>, maximum: SIMD4<Float>) -> SIMD4<UInt8> {
   let shifted = clamp(v, .zero, maximum) + SIMD4<Float>(repeating: 8_388_608)
