@@ -44,6 +44,27 @@ static inline chints_float8 chints_clamp8(chints_float8 v, chints_float8 lo, chi
 #endif
 }
 
+// Two pixels held as eight lanes (r, g, b, a | r, g, b, a): each pixel's alpha in all four of
+// its lanes, one `vpermilps` (Raster's blends of two pixels a vector: BlendMode.swift), where
+// Swift's lane reads and initializer built the vector from inserts.
+static inline chints_float8 chints_alpha_pairs8(chints_float8 v) {
+  return __builtin_shufflevector(v, v, 3, 3, 3, 3, 7, 7, 7, 7);
+}
+
+// `v` in the lanes where `a` > 0, +0 in the others (a NaN `a` among them): a compare and an and.
+// Swift's `replacing(with:where:)` on eight lanes went lane by lane and split the loop around it
+// into four-lane halves (Raster's color matrix, ColorMatrix.swift).
+typedef int chints_int8v __attribute__((ext_vector_type(8)));
+static inline chints_float8 chints_where_positive8(chints_float8 v, chints_float8 a) {
+  chints_int8v keep = a > 0;
+  chints_int8v bits;
+  __builtin_memcpy(&bits, &v, sizeof bits);
+  bits &= keep;
+  chints_float8 out;
+  __builtin_memcpy(&out, &bits, sizeof out);
+  return out;
+}
+
 // The low byte of each of eight lanes' bit patterns, stored as eight bytes at `out`: a sample
 // code of a value clamped to 0...255 and offset by 2^23 (`byteCodes8` in FrameConverter.swift).
 // Swift's SIMD8<UInt8>(truncatingIfNeeded:) was a call a vector where it was not inlined.

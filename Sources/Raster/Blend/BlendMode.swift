@@ -1,3 +1,5 @@
+import CHints
+
 /// How a drawing combines with what is under it (premultiplied, docs/SWIFTUI-SEMANTICS.md, Compositing).
 public enum BlendMode: Sendable, Hashable {
   /// `s + d (1 - as)`.
@@ -8,6 +10,9 @@ public enum BlendMode: Sendable, Hashable {
 
 protocol BlendKernel {
   static func blend(_ s: Pixel, _ d: Pixel) -> Pixel
+  /// `blend` of two pixels at once, held as eight lanes (r, g, b, a | r, g, b, a): the same
+  /// operations lane by lane, so the same bits.
+  static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes
 }
 
 enum SourceOverKernel: BlendKernel {
@@ -15,10 +20,15 @@ enum SourceOverKernel: BlendKernel {
     let keep = Pixel(repeating: 1 - s.w)
     return s + d * keep
   }
+
+  @inline(__always) static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes {
+    s + d * (1 - chints_alpha_pairs8(s))
+  }
 }
 
 enum ScreenKernel: BlendKernel {
   @inline(__always) static func blend(_ s: Pixel, _ d: Pixel) -> Pixel { s + d - s * d }
+  @inline(__always) static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes { s + d - s * d }
 }
 
 /// Blends a span of pixels onto `dest`. Both modes are linear in the source, so scaling the source
@@ -55,13 +65,73 @@ private func blendSpan<K: BlendKernel>(
       dest[i] = K.blend(solid * a, dest[i])
     }
   case (nil, let src?):
+    // Two pixels a vector (`blend(pairs:)`), the odd last one alone: the same bits as one at a time.
+    let (from, to) = (UnsafeRawPointer(src), UnsafeMutableRawPointer(dest))
+    let pairs = count / 2
     if opacity == 1 {
-      for i in 0..<count { dest[i] = K.blend(src[i], dest[i]) }
+      for j in 0..<pairs {
+        let at = j * 32
+        let s = from.loadUnaligned(fromByteOffset: at, as: Lanes.self)
+        let d = to.loadUnaligned(fromByteOffset: at, as: Lanes.self)
+        to.storeBytes(of: K.blend(pairs: s, d), toByteOffset: at, as: Lanes.self)
+      }
+      if count % 2 == 1 { dest[count - 1] = K.blend(src[count - 1], dest[count - 1]) }
     } else {
-      for i in 0..<count { dest[i] = K.blend(src[i] * opacity, dest[i]) }
+      let o = Lanes(repeating: opacity)
+      for j in 0..<pairs {
+        let at = j * 32
+        let s = from.loadUnaligned(fromByteOffset: at, as: Lanes.self) * o
+        let d = to.loadUnaligned(fromByteOffset: at, as: Lanes.self)
+        to.storeBytes(of: K.blend(pairs: s, d), toByteOffset: at, as: Lanes.self)
+      }
+      if count % 2 == 1 { dest[count - 1] = K.blend(src[count - 1] * opacity, dest[count - 1]) }
     }
   case (nil, nil):
     let s = solid * opacity
-    for i in 0..<count { dest[i] = K.blend(s, dest[i]) }
+    let s2 = Lanes(lowHalf: s, highHalf: s)
+    let to = UnsafeMutableRawPointer(dest)
+    for j in 0..<(count / 2) {
+      let at = j * 32
+      to.storeBytes(
+        of: K.blend(pairs: s2, to.loadUnaligned(fromByteOffset: at, as: Lanes.self)), toByteOffset: at, as: Lanes.self)
+    }
+    if count % 2 == 1 { dest[count - 1] = K.blend(s, dest[count - 1]) }
+  }
+}
+
+/// Blends `source` times `mask` (a clip's coverage a pixel) onto `dest`, then times `opacity`
+/// where it is not 1: the products in that order, as blending a row first multiplied by the mask
+/// would, two pixels a vector (`blend(pairs:)`), so the same bits without the masked row written.
+@inline(__always)
+func blendSpan(
+  _ mode: BlendMode, count: Int, dest: UnsafeMutablePointer<Pixel>, source: UnsafePointer<Pixel>,
+  mask: UnsafePointer<Float>, opacity: Float
+) {
+  switch mode {
+  case .sourceOver: blendMaskedSpan(SourceOverKernel.self, count, dest, source, mask, opacity)
+  case .screen: blendMaskedSpan(ScreenKernel.self, count, dest, source, mask, opacity)
+  }
+}
+
+@inline(__always)
+private func blendMaskedSpan<K: BlendKernel>(
+  _: K.Type, _ count: Int, _ dest: UnsafeMutablePointer<Pixel>, _ src: UnsafePointer<Pixel>,
+  _ mask: UnsafePointer<Float>, _ opacity: Float
+) {
+  let (from, to) = (UnsafeRawPointer(src), UnsafeMutableRawPointer(dest))
+  let o = Lanes(repeating: opacity)
+  for j in 0..<(count / 2) {
+    let at = j * 32
+    let m = Lanes(lowHalf: Pixel(repeating: mask[2 * j]), highHalf: Pixel(repeating: mask[2 * j + 1]))
+    var s = from.loadUnaligned(fromByteOffset: at, as: Lanes.self) * m
+    if opacity != 1 { s *= o }
+    to.storeBytes(
+      of: K.blend(pairs: s, to.loadUnaligned(fromByteOffset: at, as: Lanes.self)), toByteOffset: at, as: Lanes.self)
+  }
+  if count % 2 == 1 {
+    let i = count - 1
+    var s = src[i] * mask[i]
+    if opacity != 1 { s *= opacity }
+    dest[i] = K.blend(s, dest[i])
   }
 }

@@ -341,14 +341,13 @@ public struct GraphicsContext {
       let reach = region.intersection(both.bounds)
       let rows = (reach.y - region.y)..<(reach.maxY - region.y)
       let columns = (reach.x - region.x)..<(reach.maxX - region.x)
-      let scaled = surface.rows(reach.width).source
       surface.blur.streamShadow(
         sigma: sigma, layer.pixels, stride: layer.width, content: layer.dirty, region: region,
         tint: color.premultiplied, rows: rows, columns: columns
       ) { y, row in
         blendRow(
           row + columns.lowerBound, y: y + region.y, region: reach, onto: both, mode: .sourceOver, opacity: 1,
-          clip: nil, scratch: scaled)
+          clip: nil)
       }
       both.dirty = reach
       blendLayer(layer, onto: both, mode: .sourceOver, opacity: 1, clip: nil)
@@ -435,7 +434,6 @@ public struct GraphicsContext {
     let region = entry.region
     let reach = region.intersection(both.stored)
     if !reach.isEmpty {
-      let scaled = surface.rows(reach.width).source
       if streams {
         let rows = (reach.y - region.y)..<(reach.maxY - region.y)
         let columns = (reach.x - region.x)..<(reach.maxX - region.x)
@@ -445,13 +443,13 @@ public struct GraphicsContext {
         ) { y, row in
           blendRow(
             row + columns.lowerBound, y: y + region.y, region: reach, onto: both, mode: .sourceOver, opacity: 1,
-            clip: nil, scratch: scaled)
+            clip: nil)
         }
       } else {
         for y in reach.y..<reach.maxY {
           let row = entry.pixels.pointer + (y - region.y) * region.width + (reach.x - region.x)
           blendRow(
-            row, y: y, region: reach, onto: both, mode: .sourceOver, opacity: 1, clip: nil, scratch: scaled)
+            row, y: y, region: reach, onto: both, mode: .sourceOver, opacity: 1, clip: nil)
         }
       }
       both.dirty = both.dirty.union(reach)

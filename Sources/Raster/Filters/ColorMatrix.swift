@@ -1,3 +1,4 @@
+import CHints
 import Foundation
 
 /// A map of straight gamma-encoded RGB: `out = M * rgb + offset`, alpha kept
@@ -51,6 +52,31 @@ public struct ColorMatrix: Sendable, Hashable {
     let c = SIMD4<Float>(p.x / a, p.y / a, p.z / a, 1)
     let out = Pixel((r * c).sum(), (g * c).sum(), (b * c).sum(), 1)
     return out * a
+  }
+
+  /// `apply` on each of `count` pixels at `row`, in place, eight at a time as a vector a channel
+  /// (the rest one at a time). The same operations lane by lane as `apply`, in the same order
+  /// (`sum()` adds a vector's lanes from the first, after -0, which changes nothing), so the
+  /// same bits: a layer's filter (the voice orb's hue rotation) over a whole band.
+  func apply(row: UnsafeMutablePointer<Pixel>, count: Int) {
+    var x = 0
+    while x + 8 <= count {
+      let p = Pixels8(loading: row + x)
+      let (cr, cg, cb) = (p.r / p.a, p.g / p.a, p.b / p.a)
+      @inline(__always) func channel(_ m: SIMD4<Float>) -> Lanes {
+        var sum = Lanes(repeating: -0.0) + Lanes(repeating: m.x) * cr
+        sum += Lanes(repeating: m.y) * cg
+        sum += Lanes(repeating: m.z) * cb
+        sum += Lanes(repeating: m.w) * Lanes(repeating: 1)
+        return chints_where_positive8(sum * p.a, p.a)
+      }
+      Pixels8(r: channel(r), g: channel(g), b: channel(b), a: chints_where_positive8(p.a, p.a)).store(row + x)
+      x += 8
+    }
+    while x < count {
+      row[x] = apply(row[x])
+      x += 1
+    }
   }
 }
 

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+@testable import Raster
+
+/// The kernels that work two pixels (or eight) a vector give the bits of the one-pixel formulas
+/// they replace, written out here: the blends, a clip's masked blend, the blur's re-enlarging and
+/// the color matrix, over odd and even counts and starts.
+@Suite struct PairKernelTests {
+  /// Pixels from a fixed sequence: premultiplied-looking values, some clear, some past 0...1.
+  static func pixels(_ count: Int, seed: UInt64) -> [Pixel] {
+    var state = seed
+    func next() -> Float {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Float(state >> 40) / Float(1 << 24)
+    }
+    return (0..<count).map { i in
+      let a = i % 7 == 3 ? 0 : next()
+      return Pixel(next() * a * 1.1, next() * a, next() * a - 0.01, a)
+    }
+  }
+
+  static func bits(_ p: Pixel) -> SIMD4<UInt32> {
+    SIMD4(p.x.bitPattern, p.y.bitPattern, p.z.bitPattern, p.w.bitPattern)
+  }
+
+  /// The one-pixel formulas (docs/SWIFTUI-SEMANTICS.md, Compositing).
+  static func blend(_ mode: BlendMode, _ s: Pixel, _ d: Pixel) -> Pixel {
+    switch mode {
+    case .sourceOver: return s + d * Pixel(repeating: 1 - s.w)
+    case .screen: return s + d - s * d
+    }
+  }
+
+  @Test(arguments: [BlendMode.sourceOver, .screen])
+  func blendsOfARowGiveTheOnePixelBits(mode: BlendMode) {
+    for count in 0...9 {
+      for opacity: Float in [1, 0.37] {
+        let source = Self.pixels(count, seed: UInt64(count) + 1)
+        let under = Self.pixels(count, seed: UInt64(count) + 100)
+        let mask = Self.pixels(count, seed: UInt64(count) + 200).map { $0.x }
+        var row = under, masked = under, solid = under
+        let color = Pixel(0.2, 0.4, 0.1, 0.6)
+        source.withUnsafeBufferPointer { src in
+          row.withUnsafeMutableBufferPointer {
+            blendSpan(
+              mode, count: count, dest: $0.baseAddress!, coverage: nil, solid: .zero, source: src.baseAddress!,
+              opacity: opacity)
+          }
+          mask.withUnsafeBufferPointer { m in
+            masked.withUnsafeMutableBufferPointer {
+              blendSpan(
+                mode, count: count, dest: $0.baseAddress!, source: src.baseAddress!, mask: m.baseAddress!,
+                opacity: opacity)
+            }
+          }
+        }
+        solid.withUnsafeMutableBufferPointer {
+          blendSpan(
+            mode, count: count, dest: $0.baseAddress!, coverage: nil, solid: color, source: nil, opacity: opacity)
+        }
+        for i in 0..<count {
+          let s = opacity == 1 ? source[i] : source[i] * opacity
+          #expect(Self.bits(row[i]) == Self.bits(Self.blend(mode, s, under[i])), "row, \(count) pixels, pixel \(i)")
+          var m = source[i] * mask[i]
+          if opacity != 1 { m *= opacity }
+          #expect(Self.bits(masked[i]) == Self.bits(Self.blend(mode, m, under[i])), "masked, \(count), \(i)")
+          #expect(
+            Self.bits(solid[i]) == Self.bits(Self.blend(mode, color * opacity, under[i])), "solid, \(count), \(i)")
+        }
+      }
+    }
+  }
+
+  /// Sigmas whose blur shrinks by 2, 4, 8 and 16.
+  @Test(arguments: [8.0, 16.0, 32.0, 64.0] as [Float])
+  func enlargingGivesTheBilinearBits(sigma: Float) {
+    let factor = GaussianBlur.shrinkFactor(sigma: sigma)
+    #expect(factor == Int(sigma) / 4)
+    let (sw, sh) = (5, 4)
+    let width = sw * factor - 3  // the last small column covers part of a block
+    var small = Self.pixels(sw * sh, seed: UInt64(factor))
+    let blur = GaussianBlur()
+    for columns in [0..<width, 1..<(width - 2), (factor / 2 + 1)..<(factor + 2), 3..<4] {
+      let rows = 0..<(sh * factor)
+      var made: [Int: [Pixel]] = [:]
+      small.withUnsafeMutableBufferPointer { src in
+        blur.enlargeBlurred(
+          sigma: sigma, src.baseAddress!, sw, sh, width: width, rows: rows, columns: columns
+        ) { y, row in made[y] = Array(UnsafeBufferPointer(start: row, count: width)) }
+      }
+      #expect(made.count == rows.count)
+      // Bilinear at each pixel's center; the small image is clear outside its pixels.
+      func at(_ i: Int, _ j: Int) -> Pixel { i >= 0 && i < sw && j >= 0 && j < sh ? small[j * sw + i] : .zero }
+      let inv = 1 / Float(factor)
+      var wrong = 0
+      for y in rows {
+        let v = (Float(y) + 0.5) * inv - 0.5
+        let j = Int(v.rounded(.down))
+        let fy = Pixel(repeating: v - v.rounded(.down))
+        for x in columns {
+          let u = (Float(x) + 0.5) * inv - 0.5
+          let i = Int(u.rounded(.down))
+          func mixed(_ i: Int) -> Pixel {
+            let (a, b) = (at(i, j), at(i, j + 1))
+            if j >= 0 && j < sh && j + 1 < sh { return a + (b - a) * fy }
+            if j >= 0 && j < sh { return a * (1 - fy) }
+            if j + 1 >= 0 && j + 1 < sh { return b * fy }
+            return .zero
+          }
+          let (left, right) = (mixed(i), mixed(i + 1))
+          let expected = left + (right - left) * Pixel(repeating: u - u.rounded(.down))
+          if Self.bits(made[y]![x]) != Self.bits(expected) { wrong += 1 }
+        }
+      }
+      #expect(wrong == 0, "factor \(factor), columns \(columns)")
+    }
+  }
+
+  @Test func theColorMatrixOfARowGivesTheOnePixelBits() {
+    let matrix = ColorMatrix.hueRotation(radians: 1.1).concatenating(.saturation(1.3)).concatenating(.brightness(0.05))
+    for count in [0, 1, 7, 8, 9, 16, 19] {
+      var row = Self.pixels(count, seed: UInt64(count) + 7)
+      if count > 8 {
+        row[2] = Pixel(0.5, 0.25, 0.1, -0.2)  // negative alpha: clear
+        row[5] = Pixel(0.5, 0.25, 0.1, .nan)  // not a number: clear
+        row[6] = Pixel(0.3, 0.2, 0.1, 1e-30)  // tiny alpha: large straight colors
+      }
+      let before = row
+      row.withUnsafeMutableBufferPointer { matrix.apply(row: $0.baseAddress!, count: count) }
+      for i in 0..<count {
+        #expect(Self.bits(row[i]) == Self.bits(matrix.apply(before[i])), "\(count) pixels, pixel \(i)")
+      }
+    }
+  }
+}
