@@ -4,7 +4,8 @@
 // are the median of BENCH_RUNS runs (default 3) of a BENCH_FRAMES-frame clip (default 60, 2 s at
 // 30 fps; each run allocates its surfaces and ring afresh: 0.1-0.2 ms of CPU a frame outside the
 // frames' drawing, measured, and the first touch of each thread's layers). Encoding numbers come
-// from BENCH_ENCODE_RUNS runs (default 1) of a longer clip, BENCH_ENCODE_FRAMES (default 60):
+// from BENCH_ENCODE_RUNS pairs of runs (default 2) of a clip of BENCH_ENCODE_FRAMES (default 60),
+// after an untimed encode that warms the encoder up (the first of a process is slower):
 // x264 medium holds 40 frames of lookahead before it encodes any, so a shorter clip would not
 // overlap rendering with encoding at all. Beside wall-clock
 // frames a second it records CPU milliseconds a frame, which other processes on the machine
@@ -110,7 +111,7 @@ if CommandLine.arguments.count == 6, CommandLine.arguments[1] == "--encode-raw" 
 let env = ProcessInfo.processInfo.environment
 let renderRuns = max(1, Int(env["BENCH_RUNS"] ?? "") ?? 3)
 let clipFrames = max(4, Int(env["BENCH_FRAMES"] ?? "") ?? 60)
-let encodeRuns = max(1, Int(env["BENCH_ENCODE_RUNS"] ?? "") ?? 1)
+let encodeRuns = max(1, Int(env["BENCH_ENCODE_RUNS"] ?? "") ?? 2)
 let encodeFrames = max(4, Int(env["BENCH_ENCODE_FRAMES"] ?? "") ?? 60)
 let only = env["BENCH_ONLY"].map { $0.split(separator: ",").map(String.init) }
 let measureMemory = env["BENCH_MEMORY"] != "0"
@@ -458,7 +459,7 @@ func log(_ s: String) { FileHandle.standardError.write((s + "\n").data(using: .u
 let startLoad = uptime()
 let started = now()
 log(
-  "loopsmith-bench: \(cores) cores; render only: \(renderRuns) runs of \(clipFrames) frames; encoding: \(encodeRuns) runs of \(encodeFrames) frames; load \(startLoad)"
+  "loopsmith-bench: \(cores) cores; render only: \(renderRuns) runs of \(clipFrames) frames; encoding: \(encodeRuns) pairs of runs of \(encodeFrames) frames; load \(startLoad)"
 )
 let bandwidth1 = copyBandwidth(threads: 1), bandwidthAll = copyBandwidth(threads: cores)
 log(String(format: "memory bandwidth (copy): %.1f GB/s on 1 thread, %.1f on %d", bandwidth1, bandwidthAll, cores))
@@ -559,7 +560,6 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
 
   for (path, isMP4) in measureEncoding ? [(mp4Path, true), (webmPath, false)] : [] {
     let j = try job(c, frames: encodeFrames, output: path, threads: cores)
-    let together = try rate(frames: j.frameCount, runs: encodeRuns) { _ = try RenderPipeline.run(j) }
     // Encode only: the same frames, rendered and converted beforehand, through the same writer.
     let settings = j.outputs[0]
     let converter = FrameConverter(settings)
@@ -569,11 +569,28 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
       RenderPipeline.draw(effect, job: j, frame: i, on: surface)
       return converter.convert(surface.image)
     }
-    let alone = try rate(frames: j.frameCount, runs: encodeRuns) {
+    func encodeAlone() throws {
       let writer = try VideoWriter(settings)
       for f in converted { try writer.append(f) }
       _ = try writer.finish()
     }
+    // The first encoder of a kind that a process runs is slower than the next (x264 medium on
+    // Color Orbs' frames: 104 ms of CPU a frame first, 84-86 after, whichever of the two ran
+    // first), so one untimed encode warms up, and the two are then timed in pairs, in turn.
+    try encodeAlone()
+    var togetherRuns: [(fps: Double, cpu: Double)] = [], aloneRuns: [(fps: Double, cpu: Double)] = []
+    for run in 0..<encodeRuns {
+      let pair = [true, false].map { run.isMultiple(of: 2) ? $0 : !$0 }
+      for renders in pair {
+        if renders {
+          togetherRuns.append(try rate(frames: j.frameCount, runs: 1) { _ = try RenderPipeline.run(j) })
+        } else {
+          aloneRuns.append(try rate(frames: j.frameCount, runs: 1) { try encodeAlone() })
+        }
+      }
+    }
+    let together = (fps: median(togetherRuns.map(\.fps)), cpu: median(togetherRuns.map(\.cpu)))
+    let alone = (fps: median(aloneRuns.map(\.fps)), cpu: median(aloneRuns.map(\.cpu)))
     if isMP4 {
       (row.mp4, row.mp4Encode, row.mp4CPU, row.mp4EncodeCPU) = (together.fps, alone.fps, together.cpu, alone.cpu)
     } else {
@@ -713,7 +730,8 @@ let notes = """
   at least: 1.5 a pixel for a frame drawn in bands (its float rows stay in cache; only the YUV samples are
   written), 33.5 for one drawn whole (the float frame written and read once too).
   r+e: render and encode together (H.264 medium crf \(VideoCodec.h264.spec.quality?.defaultValue ?? 0) / VP9 crf \(VideoCodec.vp9.spec.quality?.defaultValue ?? 0), \(RenderSetting.defaultEncoderThreads) encoder threads); enc: the same
-  frames, rendered beforehand, through the same writer alone; median of \(encodeRuns) run(s) of \(encodeFrames) frames.
+  frames, rendered beforehand, through the same writer alone, after one untimed warm-up encode; medians of
+  \(encodeRuns) pairs of runs of \(encodeFrames) frames, the two in turn.
   ratio = r+e time / enc time; cpu x = r+e CPU / enc CPU, the work rendering adds.
   MB: peak resident memory (MB) of a CLI render of 10 s (weather 12 s) / 60 s at 5 frames/s, --null and to MP4;
   enc: the encoder alone, the same frames fed from a file through the same writer.
