@@ -22,8 +22,7 @@ public final class Coverage: @unchecked Sendable {
   private var cells: UnsafeMutablePointer<Float>
   /// The first and last cell each row touched; rows outside every edge stay (Int.max, -1).
   /// Pointers into scratch, not arrays: an array stored in a class is checked for exclusive
-  /// access at each write, a runtime call for every row of every edge (4% of a thunderstorm
-  /// frame's drawing, its rain's strokes).
+  /// access at each write, a runtime call for every row of every edge (the rain's strokes).
   private let rowMinStorage = Scratch<Int>(), rowMaxStorage = Scratch<Int>()
   private var rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>
   private var rowCapacity = 0
