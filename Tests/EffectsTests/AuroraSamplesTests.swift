@@ -20,12 +20,18 @@ private func renderAurora(
 ) -> Image {
   let effect = AuroraMesh(
     values: ParameterValues(specs: AuroraMesh.info.parameters, given: given), environment: RenderEnvironment())
-  let scale = Float(width) / 360
+  let bandRows = banded ? 128 : height
+  let surface = Surface(width: width, height: height, bandRows: bandRows, scale: Float(width) / 360)
+  surface.samplesMeshes = sampled
+  return draw(effect, at: time, on: surface, bandRows: bandRows)
+}
+
+/// `effect` at `time` (the 12 s loop crossfading its last 4 s) drawn on `surface` a band of
+/// `bandRows` rows at a time, the bands copied into one image.
+private func draw(_ effect: AuroraMesh, at time: Double, on surface: Surface, bandRows: Int) -> Image {
+  let (width, height) = (surface.width, surface.height)
   let clock = Clock(time: time, plan: MeshCrossfade(length: 12, window: 4))
   let out = Image(width: width, height: height)
-  let bandRows = banded ? 128 : height
-  let surface = Surface(width: width, height: height, bandRows: bandRows, scale: scale)
-  surface.samplesMeshes = sampled
   for start in stride(from: 0, to: height, by: bandRows) {
     let rows = start..<min(start + bandRows, height)
     surface.drawBand(rows)
@@ -101,22 +107,13 @@ extension AuroraSamplesTests {
     let effect = AuroraMesh(
       values: ParameterValues(specs: AuroraMesh.info.parameters), environment: RenderEnvironment())
     let (width, height) = (540, 960)
-    let plan = MeshCrossfade(length: 12, window: 4)
     let reused = Surface(width: width, height: height, bandRows: 128, scale: 1.5)
     var seen = Set<ObjectIdentifier>()
     var held: [Int] = []
     // Plain frames, then crossfaded ones (two meshes a frame), then plain again.
     for time in [0.2, 0.3, 0.4, 10.1, 10.2, 10.3, 1.0, 1.1] {
       let fresh = renderAurora(sampled: true, width: width, height: height, time: time)
-      let image = Image(width: width, height: height)
-      for start in stride(from: 0, to: height, by: 128) {
-        let rows = start..<min(start + 128, height)
-        reused.drawBand(rows)
-        var context = reused.context()
-        effect.draw(in: &context, clock: Clock(time: time, plan: plan))
-        reused.finish()
-        image.row(rows.lowerBound).update(from: reused.image.pixels, count: rows.count * width)
-      }
+      let image = draw(effect, at: time, on: reused, bandRows: 128)
       #expect((0..<image.count).allSatisfy { image.pixels[$0] == fresh.pixels[$0] }, "time \(time)")
       let storage = reused.meshes.storage
       for store in storage.samples { seen.insert(ObjectIdentifier(store)) }

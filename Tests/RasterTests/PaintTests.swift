@@ -147,35 +147,28 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
     #expect(same(render(throughLayer: false, draw), render(throughLayer: true, draw)))
   }
 
-  /// Band `rows` of `surface` drawn by `draw` and finished: the surface's image, holding it.
-  static func draw(_ rows: Range<Int>, of surface: Surface, _ draw: (GraphicsContext) -> Void) -> Image {
-    surface.drawBand(rows)
-    draw(surface.context())
-    surface.finish()
-    return surface.image
-  }
-
   /// A band clears only what the bands before it drew (`Surface.drawBand`); what they drew must
   /// not show in it, wherever it lay.
   @Test func aBandShowsNothingOfTheBandsBefore() {
     let surface = Surface(width: 16, height: 24, bandRows: 8, scale: 1)
-    func band(_ rows: Range<Int>, _ draw: (GraphicsContext) -> Void) -> Image {
-      Self.draw(rows, of: surface, draw)
-    }
     let white = Pixel(1, 1, 1, 1)
     // Band 0: a square at columns 2-4, rows 2-4 of the image.
-    let first = band(0..<8) { $0.fill(Path(rect: Rect(x: 2, y: 2, width: 3, height: 3)), with: .color(.white)) }
+    let first = surface.band(0..<8) { $0.fill(Path(rect: Rect(x: 2, y: 2, width: 3, height: 3)), with: .color(.white)) }
     #expect(first[3, 3] == white && first[10, 3] == .zero)
     // Band 1 (frame rows 8-15): a square at columns 10-12, image rows 1-3; the first is gone.
-    let second = band(8..<16) { $0.fill(Path(rect: Rect(x: 10, y: 9, width: 3, height: 3)), with: .color(.white)) }
+    let second = surface.band(8..<16) {
+      $0.fill(Path(rect: Rect(x: 10, y: 9, width: 3, height: 3)), with: .color(.white))
+    }
     #expect(second[11, 2] == white)
     #expect(second[3, 3] == .zero && second[2, 2] == .zero && second[4, 4] == .zero)
     // Band 2: nothing drawn; neither square shows.
-    let third = band(16..<24) { _ in }
+    let third = surface.band(16..<24) { _ in }
     #expect((0..<8).allSatisfy { y in (0..<16).allSatisfy { x in third[x, y] == .zero } })
     // A new frame's first band after an opaque fill of a band: every pixel of the fill is cleared.
-    _ = band(0..<8) { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 16, height: 24)), with: .color(.white)) }
-    let after = band(8..<16) { $0.fill(Path(rect: Rect(x: 0, y: 8, width: 1, height: 1)), with: .color(.white)) }
+    _ = surface.band(0..<8) { $0.fill(Path(rect: Rect(x: 0, y: 0, width: 16, height: 24)), with: .color(.white)) }
+    let after = surface.band(8..<16) {
+      $0.fill(Path(rect: Rect(x: 0, y: 8, width: 1, height: 1)), with: .color(.white))
+    }
     #expect(after[0, 0] == white)
     #expect((0..<8).allSatisfy { y in (1..<16).allSatisfy { x in after[x, y] == .zero } } && after[0, 1] == .zero)
   }
@@ -186,15 +179,14 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
   /// 112-121 when it was not).
   @Test func aShortLastBandLeavesNothingForTheNextFrame() {
     let surface = Surface(width: 16, height: 20, bandRows: 8, scale: 1)
-    func band(_ rows: Range<Int>, _ draw: (GraphicsContext) -> Void) -> Image {
-      Self.draw(rows, of: surface, draw)
-    }
-    _ = band(0..<8) { _ in }
+    _ = surface.band(0..<8) { _ in }
     // A square in the band's last rows (image rows 14-15: the band's rows 6-7).
-    let square = band(8..<16) { $0.fill(Path(rect: Rect(x: 2, y: 14, width: 3, height: 2)), with: .color(.white)) }
+    let square = surface.band(8..<16) {
+      $0.fill(Path(rect: Rect(x: 2, y: 14, width: 3, height: 2)), with: .color(.white))
+    }
     #expect(square[3, 6] == Pixel(1, 1, 1, 1))
-    _ = band(16..<20) { _ in }  // 4 rows
-    let next = band(0..<8) { _ in }
+    _ = surface.band(16..<20) { _ in }  // 4 rows
+    let next = surface.band(0..<8) { _ in }
     #expect((0..<8).allSatisfy { y in (0..<16).allSatisfy { x in next[x, y] == .zero } }, "\(next[3, 6])")
   }
 
@@ -239,5 +231,15 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
     }
     surface.finish()
     #expect(surface.image[4, 4] == Pixel(0.5, 0.5, 0, 1))
+  }
+}
+
+extension Surface {
+  /// Band `rows` drawn by `draw` and finished: the surface's image, holding it.
+  fileprivate func band(_ rows: Range<Int>, _ draw: (GraphicsContext) -> Void) -> Image {
+    drawBand(rows)
+    draw(context())
+    finish()
+    return image
   }
 }

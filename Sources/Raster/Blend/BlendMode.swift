@@ -67,24 +67,17 @@ private func blendSpan<K: BlendKernel>(
   case (nil, let src?):
     // Two pixels a vector (`blend(pairs:)`), the odd last one alone: the same bits as one at a time.
     let (from, to) = (UnsafeRawPointer(src), UnsafeMutableRawPointer(dest))
-    let pairs = count / 2
-    if opacity == 1 {
-      for j in 0..<pairs {
-        let at = j * 32
-        let s = from.loadUnaligned(fromByteOffset: at, as: Lanes.self)
-        let d = to.loadUnaligned(fromByteOffset: at, as: Lanes.self)
-        to.storeBytes(of: K.blend(pairs: s, d), toByteOffset: at, as: Lanes.self)
-      }
-      if count % 2 == 1 { dest[count - 1] = K.blend(src[count - 1], dest[count - 1]) }
-    } else {
-      let o = Lanes(repeating: opacity)
-      for j in 0..<pairs {
-        let at = j * 32
-        let s = from.loadUnaligned(fromByteOffset: at, as: Lanes.self) * o
-        let d = to.loadUnaligned(fromByteOffset: at, as: Lanes.self)
-        to.storeBytes(of: K.blend(pairs: s, d), toByteOffset: at, as: Lanes.self)
-      }
-      if count % 2 == 1 { dest[count - 1] = K.blend(src[count - 1] * opacity, dest[count - 1]) }
+    let o = Lanes(repeating: opacity)
+    for j in 0..<(count / 2) {
+      let at = j * 32
+      var s = from.loadUnaligned(fromByteOffset: at, as: Lanes.self)
+      if opacity != 1 { s *= o }
+      to.storeBytes(
+        of: K.blend(pairs: s, to.loadUnaligned(fromByteOffset: at, as: Lanes.self)), toByteOffset: at, as: Lanes.self)
+    }
+    if count % 2 == 1 {
+      let s = src[count - 1]
+      dest[count - 1] = K.blend(opacity == 1 ? s : s * opacity, dest[count - 1])
     }
   case (nil, nil):
     let s = solid * opacity

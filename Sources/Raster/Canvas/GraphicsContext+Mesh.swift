@@ -329,9 +329,8 @@ final class MeshTriangles {
     tiles =
       opaque
       && (tiled ?? Self.tile(positions, columns: columns, rows: rows, width: Float(width), height: Float(height)))
-    // A buffer an earlier mesh's samples gave back (`MeshStorage`) keeps its capacity.
-    var triangles = storage?.triangles.popLast() ?? []
-    triangles.removeAll(keepingCapacity: true)
+    // A buffer an earlier mesh gave back (`MeshStorage`) keeps its capacity.
+    var triangles = storage.take(\.triangles)
     triangles.reserveCapacity(2 * (columns - 1) * (rows - 1))
     var made = 0
     func add(_ a: Int, _ b: Int, _ c: Int) {
@@ -351,8 +350,7 @@ final class MeshTriangles {
       }
     }
     self.triangles = triangles
-    var spans = storage?.spans.popLast() ?? []
-    spans.removeAll(keepingCapacity: true)
+    var spans = storage.take(\.spans)
     spans.append(contentsOf: triangles.lazy.map { SIMD2($0.yStart, $0.yEnd) })
     self.spans = spans
   }

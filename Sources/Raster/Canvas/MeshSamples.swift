@@ -78,18 +78,16 @@ final class MeshSamples {
     let scale = 1 / Float(Self.spacing)
     let shift = Point(repeating: 0.5) - origin * scale
     let moved = positions.map { $0 * scale + shift }
-    var planes = storage?.planes.popLast() ?? []
+    // The planes are needed only while the triangles are made: given back whatever happens.
+    var planes = storage.take(\.planes)
+    defer { storage?.planes.append(planes) }
     guard
       let (bend, narrowest) = Self.bend(moved, colors, columns: gridColumns, rows: gridRows, planes: &planes),
       bend * max(1, Self.wideTriangle / narrowest) <= Self.largestBend
-    else {
-      storage?.planes.append(planes)
-      return nil
-    }
+    else { return nil }
     let triangles = MeshTriangles(
       moved, colors, columns: gridColumns, rows: gridRows, width: columns, height: rows, opaque: true, tiled: true,
       planes: planes, storage: storage)
-    storage?.planes.append(planes)
     (self.triangles, self.storage) = (triangles, storage)
     store = storage?.samples.popLast() ?? Scratch<Pixel>()
     samples = store.reserve(columns * rows)
@@ -105,7 +103,7 @@ final class MeshSamples {
     storage?.samples.append(store)
   }
 
-  /// The color planes of the grid's triangles into `planes`, as `MeshTriangles` makes them
+  /// The color planes of the grid's triangles into `planes` (empty), as `MeshTriangles` makes them
   /// ((a, b, c) and (a, c, d) of each quad), with positions in samples; returns the largest jump
   /// of a color slope (any color channel, across or down) between two that share an edge, and the
   /// least width of any of them; nil when a triangle is degenerate.
@@ -113,7 +111,6 @@ final class MeshSamples {
     _ positions: [Point], _ colors: [Pixel], columns: Int, rows: Int, planes: inout [(gx: Pixel, gy: Pixel)]
   ) -> (bend: Float, narrowest: Float)? {
     let across = columns - 1
-    planes.removeAll(keepingCapacity: true)
     planes.append(contentsOf: repeatElement((gx: Pixel.zero, gy: Pixel.zero), count: 2 * across * (rows - 1)))
     var largest: Float = 0  // squared, until the end
     var narrowest = Float.infinity
@@ -368,4 +365,14 @@ final class MeshStorage {
   var spans: [[SIMD2<Int32>]] = []
   var planes: [[(gx: Pixel, gy: Pixel)]] = []
   var samples: [Scratch<Pixel>] = []
+}
+
+extension Optional where Wrapped == MeshStorage {
+  /// An empty array for a mesh to fill: one given back to the storage at `kept`, its capacity
+  /// kept, or a new one when there is no storage or none is there.
+  func take<T>(_ kept: ReferenceWritableKeyPath<MeshStorage, [[T]]>) -> [T] {
+    var array = self?[keyPath: kept].popLast() ?? []
+    array.removeAll(keepingCapacity: true)
+    return array
+  }
 }

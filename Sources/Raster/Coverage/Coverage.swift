@@ -25,12 +25,13 @@ public final class Coverage: @unchecked Sendable {
   /// access at each write, a runtime call for every row of every edge (the rain's strokes).
   private let rowMinStorage = Scratch<Int>(), rowMaxStorage = Scratch<Int>()
   private var rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>
-  private var rowCapacity = 0
 
   public init() {
     cells = storage.pointer
     cells.initialize(to: 0)
     (rowMin, rowMax) = (rowMinStorage.pointer, rowMaxStorage.pointer)
+    rowMin.initialize(to: .max)
+    rowMax.initialize(to: -1)
   }
 
   /// Starts a new shape over the given pixels; the cells are zero (resolve clears what it reads).
@@ -47,12 +48,12 @@ public final class Coverage: @unchecked Sendable {
       cells = storage.reserve(max(needed, storage.capacity * 2))
       cells.initialize(repeating: 0, count: storage.capacity)
     }
-    if rowCapacity < kept.count {
-      rowCapacity = kept.count
-      rowMin = rowMinStorage.reserve(rowCapacity)
-      rowMax = rowMaxStorage.reserve(rowCapacity)
-      rowMin.initialize(repeating: .max, count: rowCapacity)
-      rowMax.initialize(repeating: -1, count: rowCapacity)
+    if kept.count > rowMinStorage.capacity {
+      // Rows outside every edge are (Int.max, -1) between shapes (resolve resets what it reads).
+      rowMin = rowMinStorage.reserve(kept.count)
+      rowMax = rowMaxStorage.reserve(kept.count)
+      rowMin.initialize(repeating: .max, count: kept.count)
+      rowMax.initialize(repeating: -1, count: kept.count)
     }
   }
 
