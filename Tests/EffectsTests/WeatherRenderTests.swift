@@ -192,3 +192,59 @@ private func meanBrightness(_ image: Image) -> Float {
     #expect(largestDifference(fading, before) > 0.02)
   }
 }
+
+/// The rain's streaks drawn in bands leave out the ones that miss the band
+/// (`WeatherRain.Streaks`), and the bands are the whole frame's bits: here the rain is scaled
+/// into the middle of the frame, so its outermost streaks bound the paths inside the frame and
+/// every band leaves some out.
+@Suite struct RainBandTests {
+  /// The rain of a 200x400 pt screen at a quarter scale, 30 px from the left and 40 from the
+  /// top of a 120x200 px frame, at `time`.
+  static func rain(_ context: inout GraphicsContext, at time: Double) {
+    context.translateBy(x: 30, y: 40)
+    context.scaleBy(x: 0.25, y: 0.25)
+    WeatherRain.draw(in: &context, size: (200, 400), clock: Clock(time: time), drops: 170)
+  }
+
+  @Test(arguments: [0.0, 0.37, 1.9])
+  func bandsAreTheWholeFramesBits(time: Double) {
+    let (width, height, bandRows) = (120, 200, 16)
+    let whole = Surface(image: Image(width: width, height: height), scale: 1)
+    whole.clear()
+    var context = whole.context()
+    Self.rain(&context, at: time)
+    whole.finish()
+    let band = Surface(width: width, height: height, bandRows: bandRows, scale: 1)
+    let assembled = Image(width: width, height: height)
+    for top in stride(from: 0, to: height, by: bandRows) {
+      let rows = top..<min(top + bandRows, height)
+      band.drawBand(rows)
+      var context = band.context()
+      Self.rain(&context, at: time)
+      band.finish()
+      assembled.row(rows.lowerBound).update(from: band.image.pixels, count: rows.count * width)
+    }
+    let differing = (0..<whole.image.count).filter {
+      unsafeBitCast(whole.image.pixels[$0], to: SIMD4<UInt32>.self)
+        != unsafeBitCast(assembled.pixels[$0], to: SIMD4<UInt32>.self)
+    }
+    #expect(differing.count == 0, "the first differing pixel is at \(differing.first ?? -1)")
+    // Streaks show, and only inside the frame: the rain's paths are bounded inside it.
+    #expect((0..<whole.image.count).filter { whole.image.pixels[$0].w > 0 }.count > 500)
+    #expect((0..<width).allSatisfy { whole.image[$0, 0] == .zero && whole.image[$0, height - 1] == .zero })
+  }
+
+  /// On a band, a streak far from it is left out, but the outermost ones stay.
+  @Test func aBandLeavesOutTheStreaksThatMissIt() {
+    let starts = (0..<9).map { SIMD2(Double($0) * 20, Double($0) * 40) }
+    let band = Surface(width: 200, height: 400, bandRows: 40, scale: 1)
+    band.drawBand(160..<200)
+    let context = band.context()
+    var near = WeatherRain.Streaks(drops: starts, isNear: true, transform: context.transform)
+    for (index, start) in starts.enumerated() where index % 3 == 0 { near.add(start, on: context) }
+    // Near drops 0, 3, 6 at y 0, 120, 240: 0 and 240 are outermost, 120 (to 138) misses rows
+    // 160-199 by more than two pixels.
+    let moves = near.path.elements.compactMap { if case .move(let p) = $0 { p } else { nil } }
+    #expect(moves == [Point(0, 0), Point(120, 240)])
+  }
+}
