@@ -72,6 +72,49 @@ import Testing
     }
   }
 
+  /// A coverage row skips runs of eight with nothing to blend (a thin shape's row is mostly
+  /// those); every other pixel, a NaN's included, blends as one at a time.
+  @Test(arguments: [BlendMode.sourceOver, .screen])
+  func coverageRowsSkipOnlyWhatBlendsNothing(mode: BlendMode) {
+    // Runs of zero (some -0) eight and more long, at odd starts, and covered pixels between.
+    var coverage = [Float](repeating: 0, count: 61)
+    for i in [0, 9, 10, 29, 45, 60] { coverage[i] = Float(i + 1) / 62 }
+    coverage[17] = -0.0
+    coverage[38] = .nan
+    coverage[52] = -0.25
+    let source = Self.pixels(coverage.count, seed: 7)
+    let under = Self.pixels(coverage.count, seed: 8)
+    let color = Pixel(0.2, 0.4, 0.1, 0.6)
+    for start in 0..<3 {
+      let count = coverage.count - start
+      for opacity: Float in [1, 0.37] {
+        var solid = under, shaded = under
+        coverage.withUnsafeBufferPointer { cov in
+          solid.withUnsafeMutableBufferPointer {
+            blendSpan(
+              mode, count: count, dest: $0.baseAddress! + start, coverage: cov.baseAddress! + start, solid: color,
+              source: nil, opacity: opacity)
+          }
+          source.withUnsafeBufferPointer { src in
+            shaded.withUnsafeMutableBufferPointer {
+              blendSpan(
+                mode, count: count, dest: $0.baseAddress! + start, coverage: cov.baseAddress! + start, solid: .zero,
+                source: src.baseAddress! + start, opacity: opacity)
+            }
+          }
+        }
+        for i in 0..<coverage.count {
+          let a = coverage[i] * opacity
+          let blends = i >= start && !(a <= 0)
+          let wantSolid = blends ? Self.blend(mode, color * a, under[i]) : under[i]
+          let wantShaded = blends ? Self.blend(mode, source[i] * a, under[i]) : under[i]
+          #expect(Self.bits(solid[i]) == Self.bits(wantSolid), "solid, from \(start), pixel \(i)")
+          #expect(Self.bits(shaded[i]) == Self.bits(wantShaded), "shaded, from \(start), pixel \(i)")
+        }
+      }
+    }
+  }
+
   /// Sigmas whose blur shrinks by 2, 4, 8 and 16.
   @Test(arguments: [8.0, 16.0, 32.0, 64.0] as [Float])
   func enlargingGivesTheBilinearBits(sigma: Float) {

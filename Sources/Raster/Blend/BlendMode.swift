@@ -31,6 +31,25 @@ enum ScreenKernel: BlendKernel {
   @inline(__always) static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes { s + d - s * d }
 }
 
+/// Calls `body` with each index of `0..<count` but those in runs of eight whose coverage is all
+/// zero or less, which blend nothing at any opacity (never negative): a thin shape's row is mostly
+/// such runs (a rain streak crosses a few pixels of a row whose coverage spans the frame).
+@inline(__always)
+private func forEachCovered(_ cov: UnsafePointer<Float>, _ count: Int, _ body: (Int) -> Void) {
+  var i = 0
+  while i + 8 <= count {
+    let eight = UnsafeRawPointer(cov + i).loadUnaligned(as: SIMD8<Float>.self)
+    if !all(eight .<= 0) {  // NaN is not skipped, as one at a time
+      for j in i..<(i + 8) { body(j) }
+    }
+    i += 8
+  }
+  while i < count {
+    body(i)
+    i += 1
+  }
+}
+
 /// Blends a span of pixels onto `dest`. Both modes are linear in the source, so scaling the source
 /// by coverage is exact. The mode is picked once per span, never per pixel.
 @inline(__always)
@@ -53,15 +72,15 @@ private func blendSpan<K: BlendKernel>(
 ) {
   switch (coverage, source) {
   case (let cov?, let src?):
-    for i in 0..<count {
+    forEachCovered(cov, count) { i in
       let a = cov[i] * opacity
-      if a <= 0 { continue }
+      if a <= 0 { return }
       dest[i] = K.blend(src[i] * a, dest[i])
     }
   case (let cov?, nil):
-    for i in 0..<count {
+    forEachCovered(cov, count) { i in
       let a = cov[i] * opacity
-      if a <= 0 { continue }
+      if a <= 0 { return }
       dest[i] = K.blend(solid * a, dest[i])
     }
   case (nil, let src?):
