@@ -91,7 +91,9 @@ import Testing
   }
 
   /// A job for `effect` at `size` pixels and `scale` pixels a point, 10 frames a second, to a GIF.
-  static func scaledJob(_ effect: String, _ set: [String: String], size: (Int, Int), scale: Double) throws
+  static func scaledJob(
+    _ effect: String, _ set: [String: String], size: (Int, Int), scale: Double
+  ) throws
     -> RenderJob
   {
     var r = RenderRequest()
@@ -209,6 +211,36 @@ import Testing
       group.drawMesh(mesh)
     }
     #expect(!blurredMesh, "a blurred mesh is drawn without margins")
+  }
+
+  /// A shadowed layer's content (here with a large blur inside, and a color filter on the view,
+  /// as the voice orb's) is drawn whole by the first band and kept for the others: drawn twice
+  /// in all, once whole and once for the bands. With a clear shadow it is composited as it is,
+  /// its filters applied in place, and each band draws its rows again. The whole frame's bits
+  /// either way, and a blurred operation after the layer blurs on its own entry as before.
+  @Test func aShadowedLayersContentIsDrawnOnceForTheBands() {
+    let matrix = ColorMatrix.hueRotation(radians: 1)
+    for (shadow, draws) in [(Color.black.opacity(0.6), 2), (Color.black.opacity(0), 9)] {
+      var calls = 0
+      let drew = Self.compareDrawing("shadow \(shadow)") { c in
+        var view = c
+        view.addFilter(.colorMatrix(matrix))
+        view.drawLayer(shadow: shadow, radius: 12) { inner in
+          calls += 1
+          inner.fill(
+            Path(rect: Rect(x: 6, y: 20, width: 24, height: 30)), with: .color(Color(red: 1, green: 0.5, blue: 0)))
+          var soft = inner
+          soft.addFilter(.blur(radius: 9))
+          soft.fill(Path(ellipseIn: Rect(x: 10, y: 8, width: 20, height: 40)), with: .color(.white))
+        }
+        var after = c
+        after.addFilter(.blur(radius: 10))
+        after.fill(
+          Path(ellipseIn: Rect(x: 2, y: 50, width: 30, height: 20)), with: .color(Color(red: 0, green: 0, blue: 1)))
+      }
+      #expect(drew)
+      #expect(calls == draws, "shadow \(shadow): the content was drawn \(calls) times for the whole frame and 8 bands")
+    }
   }
 
   /// Color Orbs fuses its orbs (one pass a row for all five) from 360x640 up: bands of 32 rows

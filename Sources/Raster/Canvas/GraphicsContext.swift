@@ -375,7 +375,8 @@ public struct GraphicsContext {
   /// A shadow's pixels before its blur: `tint` times the alpha of `layer`'s drawn pixels, written
   /// into `out`, whose row 0 and column 0 are `region`'s corner, `region.width` pixels a row
   /// (the rest of it left as it was: clear).
-  private static func tintAlpha(of layer: Layer, _ tint: Pixel, into out: UnsafeMutablePointer<Pixel>, region: IntRect) {
+  private static func tintAlpha(of layer: Layer, _ tint: Pixel, into out: UnsafeMutablePointer<Pixel>, region: IntRect)
+  {
     let src = layer.dirty
     for y in src.y..<src.maxY {
       let from = layer.row(y)
@@ -387,8 +388,11 @@ public struct GraphicsContext {
   /// `drawLayer(shadow:radius:_:)` on a band surface, to the same bits. The shadow's region and
   /// blur come from the whole layer: the first band draws the content whole, blurs its shadow
   /// small (or, not streamed, at full size within its region) once for the frame's bands
-  /// (`BlurredOnce`) and composites the band from the whole layer; later bands draw the
-  /// content's band and enlarge the shadow's rows for it.
+  /// (`BlurredOnce`), and every band composites its rows of that kept content over its rows of
+  /// the shadow; later bands skip the entries of the content's own blurred operations. (Drawing
+  /// the content's rows again in each band drew it twice a frame.) With no shadow to draw, the
+  /// content is composited as it is, its filters applied in place, and later bands draw their
+  /// rows of it.
   private func drawBand(shadow color: Color, sigma: Float, _ content: (inout GraphicsContext) -> Void) {
     guard let rows = filteredBand else { return }
     let tint = color.premultiplied
@@ -397,14 +401,24 @@ public struct GraphicsContext {
       kind: 1, sigma: sigma.bitPattern, region: .empty, rule: nil, points: 0,
       hash: BlurredOnce.hash([Point(tint.x, tint.y), Point(tint.z, tint.w)]))
     let first = entry.key != key
-    let layer = surface.checkout()
-    defer { surface.checkin(layer) }
-    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: first ? nil : rows)
-    var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
-    content(&inner)
+    var layer = entry.content
     let streams = GaussianBlur.streams(sigma: sigma)
+    if !first && entry.isEmpty {
+      layer = surface.checkout()
+      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
+      var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
+      content(&inner)
+      composite(layer, applyingFilters: true)
+      surface.checkin(layer)
+      return
+    }
     if first {
       entry.key = nil
+      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
+      let start = surface.blurredOnce.position
+      var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
+      content(&inner)
+      entry.contentEntries = surface.blurredOnce.position - start
       let margin = Int((3 * sigma).rounded(.up))
       let region = layer.dirty.insetBy(-margin)
       (entry.region, entry.isEmpty) = (region, region.isEmpty || !(color.alpha > 0))
@@ -423,6 +437,8 @@ public struct GraphicsContext {
         }
       }
       entry.key = key
+    } else {
+      surface.blurredOnce.skip(entry.contentEntries)
     }
     guard !entry.isEmpty else {
       composite(layer, applyingFilters: true)

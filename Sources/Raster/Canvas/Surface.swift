@@ -175,6 +175,10 @@ final class BlurredOnce {
     /// Where the pixels lie, in the target's pixels (a shadow's), and whether nothing was drawn.
     var region = IntRect.empty
     var isEmpty = true
+    /// A shadow's content, drawn whole by the first band for the frame's bands, and how many
+    /// entries its own blurred operations took (the later bands skip them).
+    let content = Layer()
+    var contentEntries = 0
   }
 
   private var entries: [Entry] = []
@@ -190,6 +194,16 @@ final class BlurredOnce {
     }
     band = rows
     next = 0
+  }
+
+  /// How many entries the band's operations have taken so far.
+  var position: Int { next }
+
+  /// Passes over the next `count` entries, which the first band's operations took: a band that
+  /// does not draw those operations again keeps its later ones on the first band's entries.
+  func skip(_ count: Int) {
+    precondition(next + count <= entries.count, "skipping entries no band took")
+    next += count
   }
 
   /// The entry of the band's next blurred operation.
