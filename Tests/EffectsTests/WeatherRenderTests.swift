@@ -2,6 +2,7 @@ import Foundation
 import Raster
 import Testing
 import Timing
+import _TestSupport
 
 @testable import Effects
 
@@ -208,30 +209,17 @@ private func meanBrightness(_ image: Image) -> Float {
 
   @Test(arguments: [0.0, 0.37, 1.9])
   func bandsAreTheWholeFramesBits(time: Double) {
-    let (width, height, bandRows) = (120, 200, 16)
-    let whole = Surface(image: Image(width: width, height: height), scale: 1)
-    whole.clear()
-    var context = whole.context()
-    Self.rain(&context, at: time)
-    whole.finish()
-    let band = Surface(width: width, height: height, bandRows: bandRows, scale: 1)
-    let assembled = Image(width: width, height: height)
-    for top in stride(from: 0, to: height, by: bandRows) {
-      let rows = top..<min(top + bandRows, height)
-      band.drawBand(rows)
-      var context = band.context()
-      Self.rain(&context, at: time)
-      band.finish()
-      assembled.row(rows.lowerBound).update(from: band.image.pixels, count: rows.count * width)
+    let (width, height) = (120, 200)
+    let (whole, assembled, banded) = drawWholeAndInBands(width: width, height: height, bandRows: 16) {
+      Self.rain(&$0, at: time)
     }
-    let differing = (0..<whole.image.count).filter {
-      unsafeBitCast(whole.image.pixels[$0], to: SIMD4<UInt32>.self)
-        != unsafeBitCast(assembled.pixels[$0], to: SIMD4<UInt32>.self)
-    }
-    #expect(differing.count == 0, "the first differing pixel is at \(differing.first ?? -1)")
+    #expect(banded)
+    let (a, b) = (channelBits(whole), channelBits(assembled))
+    let differing = (0..<a.count).filter { a[$0] != b[$0] }
+    #expect(differing.count == 0, "the first differing channel is at \(differing.first ?? -1)")
     // Streaks show, and only inside the frame: the rain's paths are bounded inside it.
-    #expect((0..<whole.image.count).filter { whole.image.pixels[$0].w > 0 }.count > 500)
-    #expect((0..<width).allSatisfy { whole.image[$0, 0] == .zero && whole.image[$0, height - 1] == .zero })
+    #expect((0..<whole.count).filter { whole.pixels[$0].w > 0 }.count > 500)
+    #expect((0..<width).allSatisfy { whole[$0, 0] == .zero && whole[$0, height - 1] == .zero })
   }
 
   /// On a band, a streak far from it is left out, but the outermost ones stay.

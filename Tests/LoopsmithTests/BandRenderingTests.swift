@@ -2,6 +2,7 @@ import Effects
 import Foundation
 import Raster
 import Testing
+import _TestSupport
 
 @testable import Loopsmith
 @testable import Video
@@ -28,14 +29,6 @@ import Testing
   static func bytes(_ frame: ConvertedFrame) -> [UInt8] {
     frame.planes.flatMap { plane in
       Array(UnsafeRawBufferPointer(start: plane.pointer, count: plane.bytesPerRow * plane.rows))
-    }
-  }
-
-  /// The pixels' bits, row after row.
-  static func bits(_ image: Image) -> [UInt32] {
-    (0..<image.count).flatMap { i -> [UInt32] in
-      let p = image.pixels[i]
-      return [p.x.bitPattern, p.y.bitPattern, p.z.bitPattern, p.w.bitPattern]
     }
   }
 
@@ -80,7 +73,7 @@ import Testing
       banded += 1
       #expect(bands.count == (j.height + bandRows - 1) / bandRows)
       // Compared as a whole and reported by name, not as thousands of values.
-      let samePixels = bits(assembled) == bits(whole.image)
+      let samePixels = channelBits(assembled) == channelBits(whole.image)
       #expect(samePixels, "\(effect) \(set) \(size) at \(j.scale) frame \(frame): float pixels differ")
       for (i, layout) in layouts.enumerated() {
         let same = bytes(converted[i]) == bytes(expected[i])
@@ -133,25 +126,9 @@ import Testing
   /// Draws `draw` whole and band by band at 41x77 (bands of 10 rows); returns whether every band
   /// drew, after checking the bands' pixels are the whole frame's bits.
   static func compareDrawing(_ name: String, _ draw: (inout GraphicsContext) -> Void) -> Bool {
-    let (w, h) = (41, 77)
-    let whole = Surface(image: Image(width: w, height: h), scale: 1)
-    whole.clear()
-    var context = whole.context()
-    draw(&context)
-    whole.finish()
-    let band = Surface(width: w, height: h, bandRows: bandRows, scale: 1)
-    let assembled = Image(width: w, height: h)
-    for top in stride(from: 0, to: h, by: bandRows) {
-      let rows = top..<min(top + bandRows, h)
-      band.drawBand(rows)
-      var context = band.context()
-      draw(&context)
-      if band.needsWholeFrame { return false }
-      band.finish()
-      assembled.row(rows.lowerBound).update(from: band.image.pixels, count: rows.count * w)
-    }
-    let same = bits(assembled) == bits(whole.image)
-    #expect(same, "\(name): float pixels differ")
+    let (whole, assembled, banded) = drawWholeAndInBands(width: 41, height: 77, bandRows: bandRows, draw)
+    guard banded else { return false }
+    #expect(channelBits(assembled) == channelBits(whole), "\(name): float pixels differ")
     return true
   }
 
