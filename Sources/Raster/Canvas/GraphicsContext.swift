@@ -375,8 +375,9 @@ public struct GraphicsContext {
   /// A shadow's pixels before its blur: `tint` times the alpha of `layer`'s drawn pixels, written
   /// into `out`, whose row 0 and column 0 are `region`'s corner, `region.width` pixels a row
   /// (the rest of it left as it was: clear).
-  private static func tintAlpha(of layer: Layer, _ tint: Pixel, into out: UnsafeMutablePointer<Pixel>, region: IntRect)
-  {
+  private static func tintAlpha(
+    of layer: Layer, _ tint: Pixel, into out: UnsafeMutablePointer<Pixel>, region: IntRect
+  ) {
     let src = layer.dirty
     for y in src.y..<src.maxY {
       let from = layer.row(y)
@@ -401,17 +402,17 @@ public struct GraphicsContext {
       kind: 1, sigma: sigma.bitPattern, region: .empty, rule: nil, points: 0,
       hash: BlurredOnce.hash([Point(tint.x, tint.y), Point(tint.z, tint.w)]))
     let first = entry.key != key
-    var layer = entry.content
-    let streams = GaussianBlur.streams(sigma: sigma)
     if !first && entry.isEmpty {
-      layer = surface.checkout()
-      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
-      var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
+      let own = surface.checkout()
+      defer { surface.checkin(own) }
+      own.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
+      var inner = GraphicsContext(surface: surface, target: own, transform: transform)
       content(&inner)
-      composite(layer, applyingFilters: true)
-      surface.checkin(layer)
+      composite(own, applyingFilters: true)
       return
     }
+    let layer = entry.content
+    let streams = GaussianBlur.streams(sigma: sigma)
     if first {
       entry.key = nil
       layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
