@@ -160,6 +160,47 @@ import Testing
     }
   }
 
+  /// Enlarged rows blended as they are made (`enlargeBlurred(…onto:)`) are the bits of the rows
+  /// handed to a sink and blended by `blendSpan`, in both modes, at opacity 1 and not, over odd
+  /// column ranges.
+  @Test(arguments: [BlendMode.sourceOver, .screen])
+  func enlargedRowsBlendedAsMadeGiveTheBlendedRowsBits(mode: BlendMode) {
+    let sigma: Float = 16
+    let factor = GaussianBlur.shrinkFactor(sigma: sigma)
+    let (sw, sh) = (5, 4)
+    let width = sw * factor - 3
+    var small = Self.pixels(sw * sh, seed: 41)
+    let rows = 0..<(sh * factor)
+    let under = Self.pixels(width * rows.count, seed: 42)
+    let blur = GaussianBlur()
+    for columns in [0..<width, 1..<(width - 2), 3..<4] {
+      for opacity: Float in [1, 0.37] {
+        var viaSink = under, asMade = under
+        small.withUnsafeMutableBufferPointer { src in
+          viaSink.withUnsafeMutableBufferPointer { dest in
+            blur.enlargeBlurred(
+              sigma: sigma, src.baseAddress!, sw, sh, width: width, rows: rows, columns: columns
+            ) { y, row in
+              blendSpan(
+                mode, count: columns.count, dest: dest.baseAddress! + y * width + columns.lowerBound, coverage: nil,
+                solid: .zero, source: row + columns.lowerBound, opacity: opacity)
+            }
+          }
+          asMade.withUnsafeMutableBufferPointer { dest in
+            let base = dest.baseAddress!
+            let blend = RowBlend(
+              row: { y in base + y * width + columns.lowerBound }, mode: mode, opacity: opacity, prefetchStride: nil)
+            blur.enlargeBlurred(
+              sigma: sigma, src.baseAddress!, sw, sh, width: width, rows: rows, columns: columns, onto: blend)
+          }
+        }
+        let wrong = (0..<under.count).filter { Self.bits(viaSink[$0]) != Self.bits(asMade[$0]) }
+        #expect(wrong.isEmpty, "columns \(columns), opacity \(opacity): first wrong pixel \(wrong.first ?? -1)")
+        #expect(viaSink.indices.contains { Self.bits(viaSink[$0]) != Self.bits(under[$0]) })
+      }
+    }
+  }
+
   @Test func theColorMatrixOfARowGivesTheOnePixelBits() {
     let matrix = ColorMatrix.hueRotation(radians: 1.1).concatenating(.saturation(1.3)).concatenating(.brightness(0.05))
     for count in [0, 1, 7, 8, 9, 16, 19] {

@@ -454,14 +454,12 @@ public struct GraphicsContext {
       if streams {
         let rows = (reach.y - region.y)..<(reach.maxY - region.y)
         let columns = (reach.x - region.x)..<(reach.maxX - region.x)
+        let blend = RowBlend(
+          row: { y in both.row(y + region.y - both.y0) + (reach.x - both.x0) }, mode: .sourceOver, opacity: 1,
+          prefetchStride: both.isBand ? nil : both.width)
         surface.blur.enlargeBlurred(
           sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows,
-          columns: columns
-        ) { y, row in
-          blendRow(
-            row + columns.lowerBound, y: y + region.y, region: reach, onto: both, mode: .sourceOver, opacity: 1,
-            clip: nil)
-        }
+          columns: columns, onto: blend)
       } else {
         for y in reach.y..<reach.maxY {
           let row = entry.pixels.pointer + (y - region.y) * region.width + (reach.x - region.x)

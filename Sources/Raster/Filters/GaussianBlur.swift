@@ -236,6 +236,18 @@ public final class GaussianBlur: @unchecked Sendable {
     }
   }
 
+  /// `enlargeBlurred`, each row blended onto the rows `onto` gives as it is made, never written
+  /// out: the same bits as blending the rows `enlargeBlurred` hands its sink (`RowBlend`).
+  func enlargeBlurred(
+    sigma: Float, _ shrunk: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, width: Int, rows: Range<Int>,
+    columns: Range<Int>, onto blend: RowBlend
+  ) {
+    guard sw > 0, sh > 0, width > 0, !rows.isEmpty, !columns.isEmpty else { return }
+    enlarge(
+      shrunk, sw, sh, factor: GaussianBlur.shrinkFactor(sigma: sigma), into: shrunk, width: width, rows: rows,
+      columns: columns, sink: nil, blend: blend)
+  }
+
   /// Each small pixel is the mean of its `factor x factor` block; missing pixels count as clear.
   /// Pixels outside `area` are clear and are not read.
   /// Blocks are counted from `origin` (in `src`'s coordinates, at or before `area`'s corner), the
@@ -275,10 +287,13 @@ public final class GaussianBlur: @unchecked Sendable {
   /// at a time as eight lanes, each pixel's weight read from a table of weights repeated four
   /// times. Each pixel is `left + (right - left) * weight`, the same operations as one pixel at a
   /// time, so the same bits.
+  ///
+  /// With `blend`, each run's pixels are blended onto the row `blend` gives as they are made,
+  /// two a vector (`blendRun`), instead of written.
   private func enlarge(
     _ src: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, factor: Int,
     into dst: UnsafeMutablePointer<Pixel>, width: Int, rows: Range<Int>, columns: Range<Int>,
-    sink: ((Int, UnsafeMutablePointer<Pixel>) -> Void)?
+    sink: ((Int, UnsafeMutablePointer<Pixel>) -> Void)?, blend: RowBlend? = nil
   ) {
     let inv = 1 / Float(factor)
     let columnWeight = self.columnWeight.reserve(width)
@@ -321,6 +336,20 @@ public final class GaussianBlur: @unchecked Sendable {
       case (nil, nil):
         (line + 1).update(repeating: .zero, count: sw)
       }
+      if let blend {
+        // Column x of the blur lands at `row[x]`.
+        let row = blend.row(y) - columns.lowerBound
+        if let stride = blend.prefetchStride, y + 2 < rows.upperBound {
+          prefetchForBlend(row + columns.lowerBound + 2 * stride, count: columns.count)
+        }
+        switch blend.mode {
+        case .sourceOver:
+          blendRuns(SourceOverKernel.self, runs, runCount, line, columnWeight, onto: row, opacity: blend.opacity)
+        case .screen:
+          blendRuns(ScreenKernel.self, runs, runCount, line, columnWeight, onto: row, opacity: blend.opacity)
+        }
+        continue
+      }
       let out = streamed ?? dst + y * width
       let raw = UnsafeMutableRawPointer(out)
       for r in 0..<runCount {
@@ -336,6 +365,35 @@ public final class GaussianBlur: @unchecked Sendable {
         if x < run.end { out[x] = left + step * columnWeight[x] }
       }
       sink?(y, out)
+    }
+  }
+
+  /// The runs of one enlarged row blended onto `row` as they are made: each pixel
+  /// `left + step * weight` as `enlarge` writes it, then scaled by the opacity and blended as
+  /// `blendSpan` blends a source row, two pixels a vector (the same bits as one at a time).
+  @inline(__always)
+  private func blendRuns<K: BlendKernel>(
+    _: K.Type, _ runs: UnsafeMutablePointer<ColumnRun>, _ runCount: Int, _ line: UnsafeMutablePointer<Pixel>,
+    _ columnWeight: UnsafeMutablePointer<Pixel>, onto row: UnsafeMutablePointer<Pixel>, opacity: Float
+  ) {
+    let weights = UnsafeRawPointer(columnWeight), to = UnsafeMutableRawPointer(row)
+    let o = Lanes(repeating: opacity)
+    for r in 0..<runCount {
+      let run = runs[r]
+      let left = line[run.index], step = line[run.index + 1] - left
+      let left2 = Lanes(lowHalf: left, highHalf: left), step2 = Lanes(lowHalf: step, highHalf: step)
+      var x = run.start
+      while x + 2 <= run.end {
+        var s = left2 + step2 * weights.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self)
+        if opacity != 1 { s *= o }
+        let d = to.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self)
+        to.storeBytes(of: K.blend(pairs: s, d), toByteOffset: x * 16, as: Lanes.self)
+        x += 2
+      }
+      if x < run.end {
+        let s = left + step * columnWeight[x]
+        row[x] = K.blend(opacity == 1 ? s : s * opacity, row[x])
+      }
     }
   }
 
@@ -494,4 +552,15 @@ public final class GaussianBlur: @unchecked Sendable {
       x += 1
     }
   }
+}
+
+/// Where `GaussianBlur.enlargeBlurred(…onto:)` blends the rows of a blur as it makes them: row `y`
+/// of the blur (its region's rows) onto `row(y)`, which holds the blur's first column asked for,
+/// with `mode` and `opacity`. Over a whole frame (`prefetchStride`: its row length) the row two
+/// below is fetched first, as `blendRow` does; a band's rows are in cache.
+struct RowBlend {
+  let row: (Int) -> UnsafeMutablePointer<Pixel>
+  let mode: BlendMode
+  let opacity: Float
+  let prefetchStride: Int?
 }
