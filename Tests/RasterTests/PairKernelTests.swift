@@ -161,8 +161,8 @@ import Testing
   }
 
   /// Enlarged rows blended as they are made (`enlargeBlurred(…onto:)`) are the bits of the rows
-  /// handed to a sink and blended by `blendSpan`, in both modes, at opacity 1 and not, over odd
-  /// column ranges.
+  /// handed to a sink and blended by `blendSpan`, in both modes, at opacity 1 and not, with a
+  /// clip's mask and without, over odd column ranges.
   @Test(arguments: [BlendMode.sourceOver, .screen])
   func enlargedRowsBlendedAsMadeGiveTheBlendedRowsBits(mode: BlendMode) {
     let sigma: Float = 16
@@ -172,31 +172,46 @@ import Testing
     var small = Self.pixels(sw * sh, seed: 41)
     let rows = 0..<(sh * factor)
     let under = Self.pixels(width * rows.count, seed: 42)
+    let mask = Self.pixels(width * rows.count, seed: 43).map { $0.x }
     let blur = GaussianBlur()
     for columns in [0..<width, 1..<(width - 2), 3..<4] {
       for opacity: Float in [1, 0.37] {
-        var viaSink = under, asMade = under
-        small.withUnsafeMutableBufferPointer { src in
-          viaSink.withUnsafeMutableBufferPointer { dest in
-            blur.enlargeBlurred(
-              sigma: sigma, src.baseAddress!, sw, sh, width: width, rows: rows, columns: columns
-            ) { y, row in
-              blendSpan(
-                mode, count: columns.count, dest: dest.baseAddress! + y * width + columns.lowerBound, coverage: nil,
-                solid: .zero, source: row + columns.lowerBound, opacity: opacity)
+        for masked in [false, true] {
+          var viaSink = under, asMade = under
+          small.withUnsafeMutableBufferPointer { src in
+            mask.withUnsafeBufferPointer { m in
+              let maskRow = { (y: Int) in m.baseAddress! + y * width + columns.lowerBound }
+              viaSink.withUnsafeMutableBufferPointer { dest in
+                blur.enlargeBlurred(
+                  sigma: sigma, src.baseAddress!, sw, sh, width: width, rows: rows, columns: columns
+                ) { y, row in
+                  let (to, from) = (dest.baseAddress! + y * width + columns.lowerBound, row + columns.lowerBound)
+                  if masked {
+                    blendSpan(
+                      mode, count: columns.count, dest: to, source: from, mask: maskRow(y), opacity: opacity)
+                  } else {
+                    blendSpan(
+                      mode, count: columns.count, dest: to, coverage: nil, solid: .zero, source: from,
+                      opacity: opacity)
+                  }
+                }
+              }
+              asMade.withUnsafeMutableBufferPointer { dest in
+                let base = dest.baseAddress!
+                let blend = RowBlend(
+                  row: { y in base + y * width + columns.lowerBound }, mask: masked ? maskRow : nil, mode: mode,
+                  opacity: opacity, prefetchStride: nil)
+                blur.enlargeBlurred(
+                  sigma: sigma, src.baseAddress!, sw, sh, width: width, rows: rows, columns: columns, onto: blend)
+              }
             }
           }
-          asMade.withUnsafeMutableBufferPointer { dest in
-            let base = dest.baseAddress!
-            let blend = RowBlend(
-              row: { y in base + y * width + columns.lowerBound }, mode: mode, opacity: opacity, prefetchStride: nil)
-            blur.enlargeBlurred(
-              sigma: sigma, src.baseAddress!, sw, sh, width: width, rows: rows, columns: columns, onto: blend)
-          }
+          let wrong = (0..<under.count).filter { Self.bits(viaSink[$0]) != Self.bits(asMade[$0]) }
+          #expect(
+            wrong.isEmpty,
+            "columns \(columns), opacity \(opacity), masked \(masked): first wrong pixel \(wrong.first ?? -1)")
+          #expect(viaSink.indices.contains { Self.bits(viaSink[$0]) != Self.bits(under[$0]) })
         }
-        let wrong = (0..<under.count).filter { Self.bits(viaSink[$0]) != Self.bits(asMade[$0]) }
-        #expect(wrong.isEmpty, "columns \(columns), opacity \(opacity): first wrong pixel \(wrong.first ?? -1)")
-        #expect(viaSink.indices.contains { Self.bits(viaSink[$0]) != Self.bits(under[$0]) })
       }
     }
   }

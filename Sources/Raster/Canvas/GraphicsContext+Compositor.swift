@@ -110,16 +110,10 @@ extension GraphicsContext {
       entry.key = key
     }
     guard !entry.isEmpty else { return }
-    blendBlurredRows(of: region) { rows, columns, blend, sink in
-      if let blend {
-        surface.blur.enlargeBlurred(
-          sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows,
-          columns: columns, onto: blend)
-      } else {
-        surface.blur.enlargeBlurred(
-          sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows,
-          columns: columns, sink: sink)
-      }
+    blendBlurredRows(of: region) { rows, columns, blend, _ in
+      surface.blur.enlargeBlurred(
+        sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows,
+        columns: columns, onto: blend)
     }
   }
 
@@ -147,20 +141,18 @@ extension GraphicsContext {
   /// Blends a blur of `region`'s pixels onto the target where it lands (`blendRegion`), with
   /// this context's opacity, blend mode and clip: `rows(rows, columns, blend, sink)` hands `sink`
   /// each of those rows of the blur (in the region's coordinates), as `GaussianBlur`'s streams do,
-  /// or, without a clip, may blend them itself as `blend` says (`GaussianBlur.enlargeBlurred`).
+  /// or blends them itself as `blend` says (`GaussianBlur.enlargeBlurred`).
   private func blendBlurredRows(
     of region: IntRect,
-    _ rows: (Range<Int>, Range<Int>, RowBlend?, (Int, UnsafeMutablePointer<Pixel>) -> Void) -> Void
+    _ rows: (Range<Int>, Range<Int>, RowBlend, (Int, UnsafeMutablePointer<Pixel>) -> Void) -> Void
   ) {
     guard opacity > 0, let target = blendRegion(region, onto: self.target, clip: clipMask) else { return }
     let columns = (target.x - region.x)..<(target.maxX - region.x)
     let (mode, clip, dest, opacity) = (blendMode, clipMask, self.target, clampedOpacity)
-    let blend =
-      clip != nil
-      ? nil
-      : RowBlend(
-        row: { y in dest.row(y + region.y - dest.y0) + (target.x - dest.x0) }, mode: mode, opacity: opacity,
-        prefetchStride: dest.isBand ? nil : dest.width)
+    let blend = RowBlend(
+      row: { y in dest.row(y + region.y - dest.y0) + (target.x - dest.x0) },
+      mask: clip.map { clip in { y in UnsafePointer(clip.row(y + region.y) + (target.x - clip.rect.x)) } },
+      mode: mode, opacity: opacity, prefetchStride: dest.isBand ? nil : dest.width)
     rows((target.y - region.y)..<(target.maxY - region.y), columns, blend) { y, row in
       blendRow(
         row + columns.lowerBound, y: y + region.y, region: target, onto: dest, mode: mode, opacity: opacity,

@@ -342,11 +342,14 @@ public final class GaussianBlur: @unchecked Sendable {
         if let stride = blend.prefetchStride, y + 2 < rows.upperBound {
           prefetchForBlend(row + columns.lowerBound + 2 * stride, count: columns.count)
         }
+        let mask = blend.mask.map { $0(y) - columns.lowerBound }
         switch blend.mode {
         case .sourceOver:
-          blendRuns(SourceOverKernel.self, runs, runCount, line, columnWeight, onto: row, opacity: blend.opacity)
+          blendRuns(
+            SourceOverKernel.self, runs, runCount, line, columnWeight, onto: row, mask: mask, opacity: blend.opacity)
         case .screen:
-          blendRuns(ScreenKernel.self, runs, runCount, line, columnWeight, onto: row, opacity: blend.opacity)
+          blendRuns(
+            ScreenKernel.self, runs, runCount, line, columnWeight, onto: row, mask: mask, opacity: blend.opacity)
         }
         continue
       }
@@ -369,12 +372,14 @@ public final class GaussianBlur: @unchecked Sendable {
   }
 
   /// The runs of one enlarged row blended onto `row` as they are made: each pixel
-  /// `left + step * weight` as `enlarge` writes it, then scaled by the opacity and blended as
-  /// `blendSpan` blends a source row, two pixels a vector (the same bits as one at a time).
+  /// `left + step * weight` as `enlarge` writes it, times the clip's `mask` if any, then the
+  /// opacity, blended as `blendSpan` blends a source row (or a masked one), two pixels a vector
+  /// (the same bits as one at a time).
   @inline(__always)
   private func blendRuns<K: BlendKernel>(
     _: K.Type, _ runs: UnsafeMutablePointer<ColumnRun>, _ runCount: Int, _ line: UnsafeMutablePointer<Pixel>,
-    _ columnWeight: UnsafeMutablePointer<Pixel>, onto row: UnsafeMutablePointer<Pixel>, opacity: Float
+    _ columnWeight: UnsafeMutablePointer<Pixel>, onto row: UnsafeMutablePointer<Pixel>, mask: UnsafePointer<Float>?,
+    opacity: Float
   ) {
     let weights = UnsafeRawPointer(columnWeight), to = UnsafeMutableRawPointer(row)
     let o = Lanes(repeating: opacity)
@@ -385,14 +390,17 @@ public final class GaussianBlur: @unchecked Sendable {
       var x = run.start
       while x + 2 <= run.end {
         var s = left2 + step2 * weights.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self)
+        if let mask { s *= Lanes(lowHalf: Pixel(repeating: mask[x]), highHalf: Pixel(repeating: mask[x + 1])) }
         if opacity != 1 { s *= o }
         let d = to.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self)
         to.storeBytes(of: K.blend(pairs: s, d), toByteOffset: x * 16, as: Lanes.self)
         x += 2
       }
       if x < run.end {
-        let s = left + step * columnWeight[x]
-        row[x] = K.blend(opacity == 1 ? s : s * opacity, row[x])
+        var s = left + step * columnWeight[x]
+        if let mask { s *= mask[x] }
+        if opacity != 1 { s *= opacity }
+        row[x] = K.blend(s, row[x])
       }
     }
   }
@@ -556,10 +564,12 @@ public final class GaussianBlur: @unchecked Sendable {
 
 /// Where `GaussianBlur.enlargeBlurred(…onto:)` blends the rows of a blur as it makes them: row `y`
 /// of the blur (its region's rows) onto `row(y)`, which holds the blur's first column asked for,
-/// with `mode` and `opacity`. Over a whole frame (`prefetchStride`: its row length) the row two
-/// below is fetched first, as `blendRow` does; a band's rows are in cache.
+/// with `mode` and `opacity`, each pixel first multiplied by `mask(y)` (a clip's coverage, from
+/// the same column) when there is one. Over a whole frame (`prefetchStride`: its row length) the
+/// row two below is fetched first, as `blendRow` does; a band's rows are in cache.
 struct RowBlend {
   let row: (Int) -> UnsafeMutablePointer<Pixel>
+  var mask: ((Int) -> UnsafePointer<Float>)? = nil
   let mode: BlendMode
   let opacity: Float
   let prefetchStride: Int?
