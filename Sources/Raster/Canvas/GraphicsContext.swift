@@ -183,6 +183,12 @@ public struct GraphicsContext {
       return
     }
     guard let rows = filteredBand else { return }
+    drawInLayer(rows: rows, content)
+  }
+
+  /// `content` drawn into a pool layer of the target's size that stores `rows` (nil: all of
+  /// them), composited with this context's filters.
+  private func drawInLayer(rows: Range<Int>?, _ content: (inout GraphicsContext) -> Void) {
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
     layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
@@ -403,12 +409,7 @@ public struct GraphicsContext {
       hash: BlurredOnce.hash([Point(tint.x, tint.y), Point(tint.z, tint.w)]))
     let first = entry.key != key
     if !first && entry.isEmpty {
-      let own = surface.checkout()
-      defer { surface.checkin(own) }
-      own.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
-      var inner = GraphicsContext(surface: surface, target: own, transform: transform)
-      content(&inner)
-      composite(own, applyingFilters: true)
+      drawInLayer(rows: rows, content)
       return
     }
     let layer = entry.content

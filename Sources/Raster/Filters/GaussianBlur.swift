@@ -289,7 +289,7 @@ public final class GaussianBlur: @unchecked Sendable {
   /// time, so the same bits.
   ///
   /// With `blend`, each run's pixels are blended onto the row `blend` gives as they are made,
-  /// two a vector (`blendRun`), instead of written.
+  /// two a vector (`blendRuns`), instead of written.
   private func enlarge(
     _ src: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, factor: Int,
     into dst: UnsafeMutablePointer<Pixel>, width: Int, rows: Range<Int>, columns: Range<Int>,
@@ -315,7 +315,6 @@ public final class GaussianBlur: @unchecked Sendable {
         runCount += 1
       }
     }
-    let weights = UnsafeRawPointer(columnWeight)
     line[0] = .zero
     line[sw + 1] = .zero
     for y in rows {
@@ -354,19 +353,7 @@ public final class GaussianBlur: @unchecked Sendable {
         continue
       }
       let out = streamed ?? dst + y * width
-      let raw = UnsafeMutableRawPointer(out)
-      for r in 0..<runCount {
-        let run = runs[r]
-        let left = line[run.index], step = line[run.index + 1] - left
-        let left2 = Lanes(lowHalf: left, highHalf: left), step2 = Lanes(lowHalf: step, highHalf: step)
-        var x = run.start
-        while x + 2 <= run.end {
-          let w = weights.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self)
-          raw.storeBytes(of: left2 + step2 * w, toByteOffset: x * 16, as: Lanes.self)
-          x += 2
-        }
-        if x < run.end { out[x] = left + step * columnWeight[x] }
-      }
+      blendRuns(WriteKernel.self, runs, runCount, line, columnWeight, onto: out, mask: nil, opacity: 1)
       sink?(y, out)
     }
   }
@@ -560,6 +547,13 @@ public final class GaussianBlur: @unchecked Sendable {
       x += 1
     }
   }
+}
+
+/// The enlarged pixels written as they are (`GaussianBlur.enlarge` without a blend): the old
+/// pixel is not read.
+private enum WriteKernel: BlendKernel {
+  @inline(__always) static func blend(_ s: Pixel, _ d: Pixel) -> Pixel { s }
+  @inline(__always) static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes { s }
 }
 
 /// Where `GaussianBlur.enlargeBlurred(…onto:)` blends the rows of a blur as it makes them: row `y`
