@@ -149,10 +149,7 @@ extension GraphicsContext {
     guard opacity > 0, let target = blendRegion(region, onto: self.target, clip: clipMask) else { return }
     let columns = (target.x - region.x)..<(target.maxX - region.x)
     let (mode, clip, dest, opacity) = (blendMode, clipMask, self.target, clampedOpacity)
-    let blend = RowBlend(
-      row: { y in dest.row(y + region.y - dest.y0) + (target.x - dest.x0) },
-      mask: clip.map { clip in { y in UnsafePointer(clip.row(y + region.y) + (target.x - clip.rect.x)) } },
-      mode: mode, opacity: opacity, prefetchStride: dest.isBand ? nil : dest.width)
+    let blend = RowBlend(onto: dest, at: target, top: region.y, mode: mode, opacity: opacity, clip: clip)
     rows((target.y - region.y)..<(target.maxY - region.y), columns, blend) { y, row in
       blendRow(
         row + columns.lowerBound, y: y + region.y, region: target, onto: dest, mode: mode, opacity: opacity,

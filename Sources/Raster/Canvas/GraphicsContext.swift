@@ -455,9 +455,7 @@ public struct GraphicsContext {
       if streams {
         let rows = (reach.y - region.y)..<(reach.maxY - region.y)
         let columns = (reach.x - region.x)..<(reach.maxX - region.x)
-        let blend = RowBlend(
-          row: { y in both.row(y + region.y - both.y0) + (reach.x - both.x0) }, mode: .sourceOver, opacity: 1,
-          prefetchStride: both.isBand ? nil : both.width)
+        let blend = RowBlend(onto: both, at: reach, top: region.y, mode: .sourceOver, opacity: 1, clip: nil)
         surface.blur.enlargeBlurred(
           sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows,
           columns: columns, onto: blend)

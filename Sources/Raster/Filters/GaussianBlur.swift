@@ -568,3 +568,14 @@ struct RowBlend {
   let opacity: Float
   let prefetchStride: Int?
 }
+
+extension RowBlend {
+  /// Rows blended as `blendRow` blends them: row `y` of the blur is frame row `y + top`, and its
+  /// first column asked for lands at column `at.x` of `dest`, inside `clip` if any.
+  init(onto dest: Layer, at: IntRect, top: Int, mode: BlendMode, opacity: Float, clip: ClipMask?) {
+    self.init(
+      row: { y in dest.row(y + top - dest.y0) + (at.x - dest.x0) },
+      mask: clip.map { clip in { y in UnsafePointer(clip.row(y + top) + (at.x - clip.rect.x)) } },
+      mode: mode, opacity: opacity, prefetchStride: dest.isBand ? nil : dest.width)
+  }
+}
