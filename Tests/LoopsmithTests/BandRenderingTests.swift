@@ -1,10 +1,10 @@
 import Effects
 import Foundation
-import Raster
 import Testing
 import _TestSupport
 
 @testable import Loopsmith
+@testable import Raster
 @testable import Video
 
 /// Band rendering (docs/PERFORMANCE.md, Band rendering) draws and converts a frame a band of rows
@@ -218,6 +218,53 @@ import _TestSupport
       #expect(drew)
       #expect(calls == draws, "shadow \(shadow): the content was drawn \(calls) times for the whole frame and 8 bands")
     }
+  }
+
+  /// A group composited through a clip and no filter (a crossfade's moments, a group with an
+  /// opacity) stores only the clip's rows on a band surface, since nothing outside them lands:
+  /// inside a shadowed layer the first band draws whole, as the voice orb's blobs in its disk,
+  /// the moments hold the disk's rows, not every row their blurred blobs spread to (the voice
+  /// orb's 4 s loop peaked at 155 MB on two threads with whole-height moments); on the band's
+  /// own canvas, the band's rows within the clip. The whole frame's bits, where layers store
+  /// every row.
+  @Test func aClippedGroupsLayersStoreOnlyTheClipsRows() {
+    let disk = Path(ellipseIn: Rect(x: 8, y: 24, width: 26, height: 26))
+    let clipRows = 24..<50
+    var stored: [(rows: Range<Int>, height: Int, band: Bool)] = []
+    let blobs = { (c: inout GraphicsContext, i: Int, soft: Bool) in
+      stored.append((c.target.rows, c.target.height, c.surface.isBand))
+      var blurred = c
+      if soft { blurred.addFilter(.blur(radius: 9)) }
+      let y = Float(6 + 30 * i)
+      blurred.fill(
+        Path(ellipseIn: Rect(x: 4, y: y, width: 30, height: 40)), with: .color(Color(red: 1, green: 0.4, blue: 0.1)))
+      blurred.fill(Path(rect: Rect(x: 14, y: 2, width: 12, height: 70)), with: .color(.white.opacity(0.6)))
+    }
+    let drew = Self.compareDrawing("clipped groups") { c in
+      c.drawLayer(shadow: .black.opacity(0.5), radius: 10) { inner in
+        inner.clip(to: disk)
+        inner.fill(disk, with: .color(Color(red: 0, green: 0.2, blue: 0.6)))
+        inner.drawBlended(weights: [0.7, 0.3]) { i, moment in blobs(&moment, i, true) }
+      }
+      var group = c
+      group.clip(to: disk)
+      group.opacity = 0.5
+      group.drawLayer { blobs(&$0, 2, false) }
+    }
+    #expect(drew)
+    let whole = stored.filter { !$0.band }, banded = stored.filter(\.band)
+    // The whole frame: 2 moments and the group, every row stored; the bands: the moments once
+    // (the shadowed layer is kept for the frame) and the group in each of the 8 bands.
+    #expect(whole.count == 3 && whole.allSatisfy { $0.rows == 0..<77 && $0.height == 77 })
+    #expect(banded.count == 2 + 8)
+    for (n, layer) in banded.enumerated() {
+      #expect(layer.height == 77)
+      #expect(
+        layer.rows.isEmpty
+          || (layer.rows.lowerBound >= clipRows.lowerBound && layer.rows.upperBound <= clipRows.upperBound),
+        "layer \(n) stores rows \(layer.rows), outside the clip's \(clipRows)")
+    }
+    #expect(banded.prefix(2).allSatisfy { $0.rows == clipRows }, "the moments store the disk's rows")
   }
 
   /// Color Orbs fuses its orbs (one pass a row for all five) from 360x640 up: bands of 32 rows

@@ -182,7 +182,7 @@ public struct GraphicsContext {
       content(&inner)
       return
     }
-    guard let rows = filteredBand else { return }
+    guard let rows = compositedBand else { return }
     drawInLayer(rows: rows, content)
   }
 
@@ -211,6 +211,19 @@ public struct GraphicsContext {
       return nil
     }
     return .some(layerRows(y0: 0, height: target.height, reach: reach))
+  }
+
+  /// The rows a layer the size of the target stores to be composited here as it is drawn
+  /// (`drawLayer`, `drawBlended`): `filteredBand`'s, and on a band surface, when no filter reads
+  /// around them and a clip holds the composite to some rows, only those: nothing drawn outside
+  /// the clip's rows lands. A layer drawn whole in a band's first pass (the voice orb's, inside
+  /// its shadowed layer) then stores the clipped disk's rows, not every row its blurred blobs
+  /// spread to. On a whole frame it stays whole: a layer storing some rows is a band, and a
+  /// filter that cannot be drawn in bands draws nothing onto one there.
+  var compositedBand: Range<Int>?? {
+    guard let rows = filteredBand else { return nil }
+    guard surface.isBand, filters.isEmpty, let clip = clipMask else { return rows }
+    return .some((rows ?? 0..<target.height).clamped(to: clip.rect.y..<clip.rect.maxY))
   }
 
   /// On a band, the rows of a layer placed at row `y0` of the target and `height` rows tall that
@@ -255,7 +268,7 @@ public struct GraphicsContext {
       mixInPlace(weights: weights, content)
       return
     }
-    guard let rows = filteredBand else { return }
+    guard let rows = compositedBand else { return }
     let layers = weights.map { _ in surface.checkout() }
     defer { layers.forEach(surface.checkin) }
     for (i, layer) in layers.enumerated() {
