@@ -115,6 +115,27 @@ import Testing
     }
   }
 
+  /// The rows `columns` of the blur whose small pixels are `small` (`sw` x `sh`), enlarged to
+  /// `width` columns and `rows` (from 0), blended source-over onto clear pixels at opacity 1:
+  /// each pixel `s + 0 * (1 - s.alpha)`, which is the enlarged pixel itself (but a -0, made +0).
+  /// Columns outside `columns` stay clear.
+  static func enlargedOverClear(
+    sigma: Float, _ small: [Pixel], _ sw: Int, _ sh: Int, width: Int, rows: Range<Int>, columns: Range<Int>
+  ) -> [Pixel] {
+    var small = small
+    var made = [Pixel](repeating: .zero, count: width * rows.count)
+    small.withUnsafeMutableBufferPointer { src in
+      made.withUnsafeMutableBufferPointer { dest in
+        let base = dest.baseAddress!
+        let blend = RowBlend(
+          row: { y in base + y * width + columns.lowerBound }, mode: .sourceOver, opacity: 1, prefetchStride: nil)
+        GaussianBlur().enlargeBlurred(
+          sigma: sigma, src.baseAddress!, sw, sh, width: width, rows: rows, columns: columns, onto: blend)
+      }
+    }
+    return made
+  }
+
   /// Sigmas whose blur shrinks by 2, 4, 8 and 16.
   @Test(arguments: [8.0, 16.0, 32.0, 64.0] as [Float])
   func enlargingGivesTheBilinearBits(sigma: Float) {
@@ -122,17 +143,10 @@ import Testing
     #expect(factor == Int(sigma) / 4)
     let (sw, sh) = (5, 4)
     let width = sw * factor - 3  // the last small column covers part of a block
-    var small = Self.pixels(sw * sh, seed: UInt64(factor))
-    let blur = GaussianBlur()
+    let small = Self.pixels(sw * sh, seed: UInt64(factor))
     for columns in [0..<width, 1..<(width - 2), (factor / 2 + 1)..<(factor + 2), 3..<4] {
       let rows = 0..<(sh * factor)
-      var made: [Int: [Pixel]] = [:]
-      small.withUnsafeMutableBufferPointer { src in
-        blur.enlargeBlurred(
-          sigma: sigma, src.baseAddress!, sw, sh, width: width, rows: rows, columns: columns
-        ) { y, row in made[y] = Array(UnsafeBufferPointer(start: row, count: width)) }
-      }
-      #expect(made.count == rows.count)
+      let made = Self.enlargedOverClear(sigma: sigma, small, sw, sh, width: width, rows: rows, columns: columns)
       // Bilinear at each pixel's center; the small image is clear outside its pixels.
       func at(_ i: Int, _ j: Int) -> Pixel { i >= 0 && i < sw && j >= 0 && j < sh ? small[j * sw + i] : .zero }
       let inv = 1 / Float(factor)
@@ -153,7 +167,7 @@ import Testing
           }
           let (left, right) = (mixed(i), mixed(i + 1))
           let expected = left + (right - left) * Pixel(repeating: u - u.rounded(.down))
-          if Self.bits(made[y]![x]) != Self.bits(expected) { wrong += 1 }
+          if Self.bits(made[y * width + x]) != Self.bits(Self.blend(.sourceOver, expected, .zero)) { wrong += 1 }
         }
       }
       #expect(wrong == 0, "factor \(factor), columns \(columns)")
@@ -161,8 +175,8 @@ import Testing
   }
 
   /// Enlarged rows blended as they are made (`enlargeBlurred(…onto:)`) are the bits of the rows
-  /// handed to a sink and blended by `blendSpan`, in both modes, at opacity 1 and not, with a
-  /// clip's mask and without, over odd column ranges.
+  /// made first (over clear) and then blended by `blendSpan`, in both modes, at opacity 1 and
+  /// not, with a clip's mask and without, over odd column ranges.
   @Test(arguments: [BlendMode.sourceOver, .screen])
   func enlargedRowsBlendedAsMadeGiveTheBlendedRowsBits(mode: BlendMode) {
     let sigma: Float = 16
@@ -175,24 +189,26 @@ import Testing
     let mask = Self.pixels(width * rows.count, seed: 43).map { $0.x }
     let blur = GaussianBlur()
     for columns in [0..<width, 1..<(width - 2), 3..<4] {
+      var made = Self.enlargedOverClear(sigma: sigma, small, sw, sh, width: width, rows: rows, columns: columns)
       for opacity: Float in [1, 0.37] {
         for masked in [false, true] {
-          var viaSink = under, asMade = under
+          var viaRows = under, asMade = under
           small.withUnsafeMutableBufferPointer { src in
             mask.withUnsafeBufferPointer { m in
               let maskRow = { (y: Int) in m.baseAddress! + y * width + columns.lowerBound }
-              viaSink.withUnsafeMutableBufferPointer { dest in
-                blur.enlargeBlurred(
-                  sigma: sigma, src.baseAddress!, sw, sh, width: width, rows: rows, columns: columns
-                ) { y, row in
-                  let (to, from) = (dest.baseAddress! + y * width + columns.lowerBound, row + columns.lowerBound)
-                  if masked {
-                    blendSpan(
-                      mode, count: columns.count, dest: to, source: from, mask: maskRow(y), opacity: opacity)
-                  } else {
-                    blendSpan(
-                      mode, count: columns.count, dest: to, coverage: nil, solid: .zero, source: from,
-                      opacity: opacity)
+              viaRows.withUnsafeMutableBufferPointer { dest in
+                made.withUnsafeMutableBufferPointer { made in
+                  for y in rows {
+                    let at = y * width + columns.lowerBound
+                    let (to, from) = (dest.baseAddress! + at, made.baseAddress! + at)
+                    if masked {
+                      blendSpan(
+                        mode, count: columns.count, dest: to, source: from, mask: maskRow(y), opacity: opacity)
+                    } else {
+                      blendSpan(
+                        mode, count: columns.count, dest: to, coverage: nil, solid: .zero, source: from,
+                        opacity: opacity)
+                    }
                   }
                 }
               }
@@ -206,11 +222,11 @@ import Testing
               }
             }
           }
-          let wrong = (0..<under.count).filter { Self.bits(viaSink[$0]) != Self.bits(asMade[$0]) }
+          let wrong = (0..<under.count).filter { Self.bits(viaRows[$0]) != Self.bits(asMade[$0]) }
           #expect(
             wrong.isEmpty,
             "columns \(columns), opacity \(opacity), masked \(masked): first wrong pixel \(wrong.first ?? -1)")
-          #expect(viaSink.indices.contains { Self.bits(viaSink[$0]) != Self.bits(under[$0]) })
+          #expect(viaRows.indices.contains { Self.bits(viaRows[$0]) != Self.bits(under[$0]) })
         }
       }
     }

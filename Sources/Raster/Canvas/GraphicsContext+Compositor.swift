@@ -84,10 +84,10 @@ extension GraphicsContext {
       surface.checkin(small)
     }
     guard !small.dirty.isEmpty else { return }
-    blendBlurredRows(of: region) { rows, columns, _, sink in
+    blendBlurredRows(of: region) { rows, columns, blend in
       surface.blur.streamShrunk(
         sigma: sigma, small.pixels, small.width, small.height, drawnFactor: factor, content: small.dirty,
-        width: region.width, rows: rows, columns: columns, sink: sink)
+        width: region.width, rows: rows, columns: columns, onto: blend)
     }
   }
 
@@ -110,7 +110,7 @@ extension GraphicsContext {
       entry.key = key
     }
     guard !entry.isEmpty else { return }
-    blendBlurredRows(of: region) { rows, columns, blend, _ in
+    blendBlurredRows(of: region) { rows, columns, blend in
       surface.blur.enlargeBlurred(
         sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows,
         columns: columns, onto: blend)
@@ -139,23 +139,16 @@ extension GraphicsContext {
   }
 
   /// Blends a blur of `region`'s pixels onto the target where it lands (`blendRegion`), with
-  /// this context's opacity, blend mode and clip: `rows(rows, columns, blend, sink)` hands `sink`
-  /// each of those rows of the blur (in the region's coordinates), as `GaussianBlur`'s streams do,
-  /// or blends them itself as `blend` says (`GaussianBlur.enlargeBlurred`).
-  private func blendBlurredRows(
-    of region: IntRect,
-    _ rows: (Range<Int>, Range<Int>, RowBlend, (Int, UnsafeMutablePointer<Pixel>) -> Void) -> Void
-  ) {
-    guard opacity > 0, let target = blendRegion(region, onto: self.target, clip: clipMask) else { return }
-    let columns = (target.x - region.x)..<(target.maxX - region.x)
-    let (mode, clip, dest, opacity) = (blendMode, clipMask, self.target, clampedOpacity)
-    let blend = RowBlend(onto: dest, at: target, top: region.y, mode: mode, opacity: opacity, clip: clip)
-    rows((target.y - region.y)..<(target.maxY - region.y), columns, blend) { y, row in
-      blendRow(
-        row + columns.lowerBound, y: y + region.y, region: target, onto: dest, mode: mode, opacity: opacity,
-        clip: clip)
-    }
-    dest.dirty = dest.dirty.union(target.offsetBy(-dest.x0, -dest.y0))
+  /// this context's opacity, blend mode and clip: `rows(rows, columns, blend)` blends those rows
+  /// and columns of the blur (in the region's coordinates) as `blend` says, as `GaussianBlur`'s
+  /// streams and `enlargeBlurred` do.
+  private func blendBlurredRows(of region: IntRect, _ rows: (Range<Int>, Range<Int>, RowBlend) -> Void) {
+    guard opacity > 0, let lands = blendRegion(region, onto: target, clip: clipMask) else { return }
+    let columns = (lands.x - region.x)..<(lands.maxX - region.x)
+    let blend = RowBlend(
+      onto: target, at: lands, top: region.y, mode: blendMode, opacity: clampedOpacity, clip: clipMask)
+    rows((lands.y - region.y)..<(lands.maxY - region.y), columns, blend)
+    target.dirty = target.dirty.union(lands.offsetBy(-target.x0, -target.y0))
   }
 
   /// Where `rect` (in the image's pixels) lands on `dest`'s stored rows (all of them, or a
@@ -348,15 +341,10 @@ extension GraphicsContext {
     guard let region = blendRegion(layer.bounds, of: layer, onto: target, clip: clipMask), opacity > 0 else { return }
     let rows = (region.y - layer.y0)..<(region.maxY - layer.y0)
     let columns = (region.x - layer.x0)..<(region.maxX - layer.x0)
-    let (mode, clip, target) = (blendMode, clipMask, self.target)
     surface.blur.stream(
       sigma: sigma, layer.base, width: layer.width, height: layer.height, content: layer.dirty,
-      rows: rows, columns: columns
-    ) { y, row in
-      blendRow(
-        row + columns.lowerBound, y: y + layer.y0, region: region, onto: target, mode: mode, opacity: opacity,
-        clip: clip)
-    }
+      rows: rows, columns: columns,
+      onto: RowBlend(onto: target, at: region, top: layer.y0, mode: blendMode, opacity: opacity, clip: clipMask))
     target.dirty = target.dirty.union(region.offsetBy(-target.x0, -target.y0))
   }
 

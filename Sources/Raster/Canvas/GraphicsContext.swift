@@ -362,12 +362,8 @@ public struct GraphicsContext {
       let columns = (reach.x - region.x)..<(reach.maxX - region.x)
       surface.blur.streamShadow(
         sigma: sigma, layer.pixels, stride: layer.width, content: layer.dirty, region: region,
-        tint: color.premultiplied, rows: rows, columns: columns
-      ) { y, row in
-        blendRow(
-          row + columns.lowerBound, y: y + region.y, region: reach, onto: both, mode: .sourceOver, opacity: 1,
-          clip: nil)
-      }
+        tint: color.premultiplied, rows: rows, columns: columns,
+        onto: RowBlend(onto: both, at: reach, top: region.y, mode: .sourceOver, opacity: 1, clip: nil))
       both.dirty = reach
       blendLayer(layer, onto: both, mode: .sourceOver, opacity: 1, clip: nil)
       composite(both, applyingFilters: true)

@@ -18,7 +18,6 @@ public final class GaussianBlur: @unchecked Sendable {
   private let columnRuns = Scratch<ColumnRun>()
   private let columnWeight = Scratch<Pixel>()
   private let line = Scratch<Pixel>()
-  private let streamed = Scratch<Pixel>()
 
   public init() {}
 
@@ -40,7 +39,8 @@ public final class GaussianBlur: @unchecked Sendable {
     }
     precondition(rows == nil, "a blur of sigma \(sigma) blurs whole images")
     shrunkBlur(
-      sigma: sigma, pixels, width: width, height: height, content: nil, rows: 0..<height, columns: 0..<width, sink: nil)
+      sigma: sigma, pixels, width: width, height: height, content: nil, rows: 0..<height, columns: 0..<width, blend: nil
+    )
   }
 
   /// Whether `stream` can take a blur of `sigma`: only the shrunk blur makes its rows one at a time.
@@ -68,24 +68,21 @@ public final class GaussianBlur: @unchecked Sendable {
     return max(sigma * sigma - boxVariance - tentVariance, 0.25).squareRoot() / f
   }
 
-  /// The blur of `pixels` as `apply` makes it, handed over a row at a time instead of written back:
-  /// `sink(y, row)` gets rows `rows`, with `row[x]` valid for `x` in `columns`. Only `content` of
-  /// the pixels may be other than clear; they are left as they were. Sigma must be one that
-  /// `streams`.
+  /// The blur of `pixels` as `apply` makes it, blended a row at a time as `blend` says instead of
+  /// written back: rows `rows`, columns `columns`. Only `content` of the pixels may be other than
+  /// clear; they are left as they were. Sigma must be one that `streams`.
   ///
   /// A caller that blends the blur onto something else saves writing the whole blurred layer and
   /// reading it back (clouds: about a fifth of a weather frame in `make bench`), and rows or
   /// columns it does not need (margins off the canvas) are never made.
   func stream(
     sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, content: IntRect,
-    rows: Range<Int>, columns: Range<Int>, sink: (Int, UnsafeMutablePointer<Pixel>) -> Void
+    rows: Range<Int>, columns: Range<Int>, onto blend: RowBlend
   ) {
     precondition(GaussianBlur.streams(sigma: sigma), "a blur of sigma \(sigma) is not streamed")
     guard width > 0, height > 0, !rows.isEmpty, !columns.isEmpty else { return }
-    withoutActuallyEscaping(sink) { sink in
-      shrunkBlur(
-        sigma: sigma, pixels, width: width, height: height, content: content, rows: rows, columns: columns, sink: sink)
-    }
+    shrunkBlur(
+      sigma: sigma, pixels, width: width, height: height, content: content, rows: rows, columns: columns, blend: blend)
   }
 
   /// The factor a blur of `sigma` (one that `streams`) shrinks its pixels by: a power of two, at
@@ -100,7 +97,7 @@ public final class GaussianBlur: @unchecked Sendable {
   /// changed (blurred in place when `drawnFactor` is the whole shrink).
   func streamShrunk(
     sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, _ dw: Int, _ dh: Int, drawnFactor: Int, content: IntRect,
-    width: Int, rows: Range<Int>, columns: Range<Int>, sink: (Int, UnsafeMutablePointer<Pixel>) -> Void
+    width: Int, rows: Range<Int>, columns: Range<Int>, onto blend: RowBlend
   ) {
     precondition(GaussianBlur.streams(sigma: sigma), "a blur of sigma \(sigma) is not streamed")
     let factor = GaussianBlur.shrinkFactor(sigma: sigma)
@@ -115,9 +112,7 @@ public final class GaussianBlur: @unchecked Sendable {
       let area = content.intersection(IntRect(x: 0, y: 0, width: dw, height: dh))
       shrink(pixels, width: dw, area: area, factor: rest, into: shrunk, sw, sh)
     }
-    withoutActuallyEscaping(sink) { sink in
-      blurShrunk(sigma: sigma, shrunk, sw, sh, into: shrunk, width: width, rows: rows, columns: columns, sink: sink)
-    }
+    blurShrunk(sigma: sigma, shrunk, sw, sh, into: shrunk, width: width, rows: rows, columns: columns, blend: blend)
   }
 
   /// The blurred shadow of `pixels`: `tint` times their alpha, blurred by `sigma` (one that
@@ -127,11 +122,11 @@ public final class GaussianBlur: @unchecked Sendable {
   ///
   /// `pixels` are `stride` wide and only `content` of them (inside `region`) may be other than
   /// clear. `region`, in the same coordinates, is the image blurred, with room around the content
-  /// for the blur to spread (it may reach past `pixels`); `sink(y, row)` gets its rows `rows` and
-  /// columns `columns`, counted from the region's corner.
+  /// for the blur to spread (it may reach past `pixels`); its rows `rows` and columns `columns`,
+  /// counted from the region's corner, are blended as `blend` says.
   func streamShadow(
     sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, stride: Int, content: IntRect, region: IntRect, tint: Pixel,
-    rows: Range<Int>, columns: Range<Int>, sink: (Int, UnsafeMutablePointer<Pixel>) -> Void
+    rows: Range<Int>, columns: Range<Int>, onto blend: RowBlend
   ) {
     precondition(GaussianBlur.streams(sigma: sigma), "a blur of sigma \(sigma) is not streamed")
     precondition(content.isEmpty || content.intersection(region) == content, "content outside the region")
@@ -141,10 +136,8 @@ public final class GaussianBlur: @unchecked Sendable {
     let shrunk = small.reserve(sw * sh)
     shrink(pixels, width: stride, area: content, factor: factor, into: shrunk, sw, sh, origin: (region.x, region.y))
     for i in 0..<(sw * sh) { shrunk[i] = tint * shrunk[i].w }
-    withoutActuallyEscaping(sink) { sink in
-      blurShrunk(
-        sigma: sigma, shrunk, sw, sh, into: shrunk, width: region.width, rows: rows, columns: columns, sink: sink)
-    }
+    blurShrunk(
+      sigma: sigma, shrunk, sw, sh, into: shrunk, width: region.width, rows: rows, columns: columns, blend: blend)
   }
 
   /// `streamShadow`'s first half: the tinted alpha shrunk and blurred whole, into `out`, for
@@ -166,7 +159,7 @@ public final class GaussianBlur: @unchecked Sendable {
 
   private func shrunkBlur(
     sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, content: IntRect?,
-    rows: Range<Int>, columns: Range<Int>, sink: ((Int, UnsafeMutablePointer<Pixel>) -> Void)?
+    rows: Range<Int>, columns: Range<Int>, blend: RowBlend?
   ) {
     let factor = GaussianBlur.shrinkFactor(sigma: sigma)
     let sw = (width + factor - 1) / factor, sh = (height + factor - 1) / factor
@@ -175,14 +168,13 @@ public final class GaussianBlur: @unchecked Sendable {
       content?.intersection(IntRect(x: 0, y: 0, width: width, height: height))
       ?? IntRect(x: 0, y: 0, width: width, height: height)
     shrink(pixels, width: width, area: area, factor: factor, into: shrunk, sw, sh)
-    blurShrunk(sigma: sigma, shrunk, sw, sh, into: pixels, width: width, rows: rows, columns: columns, sink: sink)
+    blurShrunk(sigma: sigma, shrunk, sw, sh, into: pixels, width: width, rows: rows, columns: columns, blend: blend)
   }
 
-  /// The small blur and the re-enlarging, written to `pixels` or handed to `sink` a row at a time.
+  /// The small blur and the re-enlarging, written to `pixels` or blended as `blend` says.
   private func blurShrunk(
     sigma: Float, _ shrunk: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int,
-    into pixels: UnsafeMutablePointer<Pixel>, width: Int, rows: Range<Int>, columns: Range<Int>,
-    sink: ((Int, UnsafeMutablePointer<Pixel>) -> Void)?
+    into pixels: UnsafeMutablePointer<Pixel>, width: Int, rows: Range<Int>, columns: Range<Int>, blend: RowBlend?
   ) {
     let factor = GaussianBlur.shrinkFactor(sigma: sigma)
     // Only the small rows the enlarging of `rows` mixes are blurred (a band's): each to the
@@ -190,7 +182,7 @@ public final class GaussianBlur: @unchecked Sendable {
     blurDirect(
       shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma),
       rows: GaussianBlur.smallRows(rows, factor: factor, sh: sh))
-    enlarge(shrunk, sw, sh, factor: factor, into: pixels, width: width, rows: rows, columns: columns, sink: sink)
+    enlarge(shrunk, sw, sh, factor: factor, into: pixels, width: width, rows: rows, columns: columns, blend: blend)
   }
 
   /// The small rows the enlarging of `rows` mixes (`enlarge`), of `sh`.
@@ -223,21 +215,7 @@ public final class GaussianBlur: @unchecked Sendable {
   }
 
   /// `streamShrunk`'s second half: rows `rows` of the blur whose small pixels `shrinkAndBlur`
-  /// made, handed to `sink` as `streamShrunk` hands them.
-  func enlargeBlurred(
-    sigma: Float, _ shrunk: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, width: Int, rows: Range<Int>,
-    columns: Range<Int>, sink: (Int, UnsafeMutablePointer<Pixel>) -> Void
-  ) {
-    guard sw > 0, sh > 0, width > 0, !rows.isEmpty, !columns.isEmpty else { return }
-    withoutActuallyEscaping(sink) { sink in
-      enlarge(
-        shrunk, sw, sh, factor: GaussianBlur.shrinkFactor(sigma: sigma), into: shrunk, width: width, rows: rows,
-        columns: columns, sink: sink)
-    }
-  }
-
-  /// `enlargeBlurred`, each row blended onto the rows `onto` gives as it is made, never written
-  /// out: the same bits as blending the rows `enlargeBlurred` hands its sink (`RowBlend`).
+  /// made, each row blended as `blend` says as it is made, never written out (`RowBlend`).
   func enlargeBlurred(
     sigma: Float, _ shrunk: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, width: Int, rows: Range<Int>,
     columns: Range<Int>, onto blend: RowBlend
@@ -245,7 +223,7 @@ public final class GaussianBlur: @unchecked Sendable {
     guard sw > 0, sh > 0, width > 0, !rows.isEmpty, !columns.isEmpty else { return }
     enlarge(
       shrunk, sw, sh, factor: GaussianBlur.shrinkFactor(sigma: sigma), into: shrunk, width: width, rows: rows,
-      columns: columns, sink: nil, blend: blend)
+      columns: columns, blend: blend)
   }
 
   /// Each small pixel is the mean of its `factor x factor` block; missing pixels count as clear.
@@ -289,17 +267,15 @@ public final class GaussianBlur: @unchecked Sendable {
   /// time, so the same bits.
   ///
   /// With `blend`, each run's pixels are blended onto the row `blend` gives as they are made,
-  /// two a vector (`blendRuns`), instead of written.
+  /// two a vector (`blendRuns`); without, written to `dst` (`apply`, in place).
   private func enlarge(
     _ src: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, factor: Int,
-    into dst: UnsafeMutablePointer<Pixel>, width: Int, rows: Range<Int>, columns: Range<Int>,
-    sink: ((Int, UnsafeMutablePointer<Pixel>) -> Void)?, blend: RowBlend? = nil
+    into dst: UnsafeMutablePointer<Pixel>, width: Int, rows: Range<Int>, columns: Range<Int>, blend: RowBlend?
   ) {
     let inv = 1 / Float(factor)
     let columnWeight = self.columnWeight.reserve(width)
     let runs = self.columnRuns.reserve(columns.count)
     let line = self.line.reserve(sw + 2)
-    let streamed = sink == nil ? nil : self.streamed.reserve(width)
     // Column weights repeat for every row: compute them once. u >= -0.5 + 0.5 / factor, so the
     // left index is at least -1; u <= sw - 0.5, so the right one is at most sw.
     var runCount = 0
@@ -352,9 +328,7 @@ public final class GaussianBlur: @unchecked Sendable {
         }
         continue
       }
-      let out = streamed ?? dst + y * width
-      blendRuns(WriteKernel.self, runs, runCount, line, columnWeight, onto: out, mask: nil, opacity: 1)
-      sink?(y, out)
+      blendRuns(WriteKernel.self, runs, runCount, line, columnWeight, onto: dst + y * width, mask: nil, opacity: 1)
     }
   }
 
