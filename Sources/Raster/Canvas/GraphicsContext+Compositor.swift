@@ -356,28 +356,10 @@ extension GraphicsContext {
   /// Blends the dirty part of `layer` onto `dest` (both placed by their origins).
   func blendLayer(_ layer: Layer, onto dest: Layer, mode: BlendMode, opacity: Float, clip: ClipMask?) {
     guard let region = blendRegion(layer.dirty, of: layer, onto: dest, clip: clip), opacity > 0 else { return }
+    let blend = RowBlend(onto: dest, at: region, top: 0, mode: mode, opacity: opacity, clip: clip)
     for y in region.y..<region.maxY {
-      let src = layer.row(y - layer.y0) + (region.x - layer.x0)
-      blendRow(src, y: y, region: region, onto: dest, mode: mode, opacity: opacity, clip: clip)
+      blend.blend(layer.row(y - layer.y0) + (region.x - layer.x0), row: y, count: region.width, rowsEnd: region.maxY)
     }
     dest.dirty = dest.dirty.union(region.offsetBy(-dest.x0, -dest.y0))
-  }
-}
-
-/// Blends `src`, the pixels of image row `y` from `region.x` on, onto `dest` across the region.
-@inline(__always)
-func blendRow(
-  _ src: UnsafeMutablePointer<Pixel>, y: Int, region: IntRect, onto dest: Layer, mode: BlendMode, opacity: Float,
-  clip: ClipMask?
-) {
-  let out = dest.row(y - dest.y0) + (region.x - dest.x0)
-  // Over a whole frame the rows two ahead are fetched; a band's rows are in cache already, and
-  // asking for them stalled the blurred fog's blends (a sixth of its drawing, measured).
-  if !dest.isBand && y + 2 < region.maxY { prefetchForBlend(out + 2 * dest.width, count: region.width) }
-  if let clip {
-    let mask = clip.row(y) + (region.x - clip.rect.x)
-    blendSpan(mode, count: region.width, dest: out, source: src, mask: mask, opacity: opacity)
-  } else {
-    blendSpan(mode, count: region.width, dest: out, coverage: nil, solid: .zero, source: src, opacity: opacity)
   }
 }

@@ -461,18 +461,17 @@ public struct GraphicsContext {
     let region = entry.region
     let reach = region.intersection(both.stored)
     if !reach.isEmpty {
+      let rows = (reach.y - region.y)..<(reach.maxY - region.y)
+      let columns = (reach.x - region.x)..<(reach.maxX - region.x)
+      let blend = RowBlend(onto: both, at: reach, top: region.y, mode: .sourceOver, opacity: 1, clip: nil)
       if streams {
-        let rows = (reach.y - region.y)..<(reach.maxY - region.y)
-        let columns = (reach.x - region.x)..<(reach.maxX - region.x)
-        let blend = RowBlend(onto: both, at: reach, top: region.y, mode: .sourceOver, opacity: 1, clip: nil)
         surface.blur.enlargeBlurred(
           sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows,
           columns: columns, onto: blend)
       } else {
-        for y in reach.y..<reach.maxY {
-          let row = entry.pixels.pointer + (y - region.y) * region.width + (reach.x - region.x)
-          blendRow(
-            row, y: y, region: reach, onto: both, mode: .sourceOver, opacity: 1, clip: nil)
+        for y in rows {
+          let row = entry.pixels.pointer + y * region.width + columns.lowerBound
+          blend.blend(row, row: y, count: columns.count, rowsEnd: rows.upperBound)
         }
       }
       both.dirty = both.dirty.union(reach)

@@ -529,27 +529,3 @@ private enum WriteKernel: BlendKernel {
   @inline(__always) static func blend(_ s: Pixel, _ d: Pixel) -> Pixel { s }
   @inline(__always) static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes { s }
 }
-
-/// Where `GaussianBlur.enlargeBlurred(…onto:)` blends the rows of a blur as it makes them: row `y`
-/// of the blur (its region's rows) onto `row(y)`, which holds the blur's first column asked for,
-/// with `mode` and `opacity`, each pixel first multiplied by `mask(y)` (a clip's coverage, from
-/// the same column) when there is one. Over a whole frame (`prefetchStride`: its row length) the
-/// row two below is fetched first, as `blendRow` does; a band's rows are in cache.
-struct RowBlend {
-  let row: (Int) -> UnsafeMutablePointer<Pixel>
-  var mask: ((Int) -> UnsafePointer<Float>)? = nil
-  let mode: BlendMode
-  let opacity: Float
-  let prefetchStride: Int?
-}
-
-extension RowBlend {
-  /// Rows blended as `blendRow` blends them: row `y` of the blur is frame row `y + top`, and its
-  /// first column asked for lands at column `at.x` of `dest`, inside `clip` if any.
-  init(onto dest: Layer, at: IntRect, top: Int, mode: BlendMode, opacity: Float, clip: ClipMask?) {
-    self.init(
-      row: { y in dest.row(y + top - dest.y0) + (at.x - dest.x0) },
-      mask: clip.map { clip in { y in UnsafePointer(clip.row(y + top) + (at.x - clip.rect.x)) } },
-      mode: mode, opacity: opacity, prefetchStride: dest.isBand ? nil : dest.width)
-  }
-}
