@@ -84,20 +84,10 @@ private func blendSpan<K: BlendKernel>(
       dest[i] = K.blend(solid * a, dest[i])
     }
   case (nil, let src?):
-    // Two pixels a vector (`blend(pairs:)`), the odd last one alone: the same bits as one at a time.
-    let (from, to) = (UnsafeRawPointer(src), UnsafeMutableRawPointer(dest))
-    let o = Lanes(repeating: opacity)
-    for j in 0..<(count / 2) {
-      let at = j * 32
-      var s = from.loadUnaligned(fromByteOffset: at, as: Lanes.self)
-      if opacity != 1 { s *= o }
-      to.storeBytes(
-        of: K.blend(pairs: s, to.loadUnaligned(fromByteOffset: at, as: Lanes.self)), toByteOffset: at, as: Lanes.self)
-    }
-    if count % 2 == 1 {
-      let s = src[count - 1]
-      dest[count - 1] = K.blend(opacity == 1 ? s : s * opacity, dest[count - 1])
-    }
+    let from = UnsafeRawPointer(src)
+    blendPairs(
+      K.self, 0..<count, onto: dest, mask: nil, opacity: opacity,
+      pair: { x in from.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self) }, one: { x in src[x] })
   case (nil, nil):
     let s = solid * opacity
     let s2 = Lanes(lowHalf: s, highHalf: s)
@@ -130,20 +120,54 @@ private func blendMaskedSpan<K: BlendKernel>(
   _: K.Type, _ count: Int, _ dest: UnsafeMutablePointer<Pixel>, _ src: UnsafePointer<Pixel>,
   _ mask: UnsafePointer<Float>, _ opacity: Float
 ) {
-  let (from, to) = (UnsafeRawPointer(src), UnsafeMutableRawPointer(dest))
-  let o = Lanes(repeating: opacity)
-  for j in 0..<(count / 2) {
-    let at = j * 32
-    let m = Lanes(lowHalf: Pixel(repeating: mask[2 * j]), highHalf: Pixel(repeating: mask[2 * j + 1]))
-    var s = from.loadUnaligned(fromByteOffset: at, as: Lanes.self) * m
-    if opacity != 1 { s *= o }
-    to.storeBytes(
-      of: K.blend(pairs: s, to.loadUnaligned(fromByteOffset: at, as: Lanes.self)), toByteOffset: at, as: Lanes.self)
+  let from = UnsafeRawPointer(src)
+  blendPairs(
+    K.self, 0..<count, onto: dest, mask: mask, opacity: opacity,
+    pair: { x in from.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self) }, one: { x in src[x] })
+}
+
+/// The source blends' loop: pixels `range` of a source that `pair(x)` makes two at a time
+/// (pixels x and x + 1 as eight lanes, r, g, b, a | r, g, b, a) and `one(x)` alone (an odd last
+/// one), each times `mask[x]` if there is a mask, then times `opacity` where it is not 1 (the
+/// products in that order), blended onto `dest[x]` by `K` (`blend(pairs:)`): the same bits as one
+/// pixel at a time. A source read from memory (`blendSpan`) and one made as it is blended (a
+/// blur's enlarged rows, `GaussianBlur.blendRuns`) share it.
+@inline(__always)
+func blendPairs<K: BlendKernel>(
+  _: K.Type, _ range: Range<Int>, onto dest: UnsafeMutablePointer<Pixel>, mask: UnsafePointer<Float>?,
+  opacity: Float, pair: (Int) -> Lanes, one: (Int) -> Pixel
+) {
+  // One loop for each case, so that no pixel tests for a mask or an opacity (`pairLoop` is
+  // inlined with them known).
+  switch (mask, opacity != 1) {
+  case (let mask?, true): pairLoop(K.self, range, dest, mask, opacity, pair, one)
+  case (let mask?, false): pairLoop(K.self, range, dest, mask, nil, pair, one)
+  case (nil, true): pairLoop(K.self, range, dest, nil, opacity, pair, one)
+  case (nil, false): pairLoop(K.self, range, dest, nil, nil, pair, one)
   }
-  if count % 2 == 1 {
-    let i = count - 1
-    var s = src[i] * mask[i]
-    if opacity != 1 { s *= opacity }
-    dest[i] = K.blend(s, dest[i])
+}
+
+/// `blendPairs` with a mask or not, and an opacity to multiply by or not.
+@inline(__always)
+private func pairLoop<K: BlendKernel>(
+  _: K.Type, _ range: Range<Int>, _ dest: UnsafeMutablePointer<Pixel>, _ mask: UnsafePointer<Float>?,
+  _ opacity: Float?, _ pair: (Int) -> Lanes, _ one: (Int) -> Pixel
+) {
+  let to = UnsafeMutableRawPointer(dest)
+  var x = range.lowerBound
+  while x &+ 2 <= range.upperBound {
+    var s = pair(x)
+    if let mask { s *= Lanes(lowHalf: Pixel(repeating: mask[x]), highHalf: Pixel(repeating: mask[x &+ 1])) }
+    if let opacity { s *= Lanes(repeating: opacity) }
+    to.storeBytes(
+      of: K.blend(pairs: s, to.loadUnaligned(fromByteOffset: x &* 16, as: Lanes.self)), toByteOffset: x &* 16,
+      as: Lanes.self)
+    x &+= 2
+  }
+  if x < range.upperBound {
+    var s = one(x)
+    if let mask { s *= mask[x] }
+    if let opacity { s *= opacity }
+    dest[x] = K.blend(s, dest[x])
   }
 }

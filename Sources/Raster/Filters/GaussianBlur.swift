@@ -334,35 +334,22 @@ public final class GaussianBlur: @unchecked Sendable {
 
   /// The runs of one enlarged row blended onto `row` as they are made: each pixel
   /// `left + step * weight` as `enlarge` writes it, times the clip's `mask` if any, then the
-  /// opacity, blended as `blendSpan` blends a source row (or a masked one), two pixels a vector
-  /// (the same bits as one at a time).
+  /// opacity, blended by `blendSpan`'s own loop (`blendPairs`), two pixels a vector.
   @inline(__always)
   private func blendRuns<K: BlendKernel>(
     _: K.Type, _ runs: UnsafeMutablePointer<ColumnRun>, _ runCount: Int, _ line: UnsafeMutablePointer<Pixel>,
     _ columnWeight: UnsafeMutablePointer<Pixel>, onto row: UnsafeMutablePointer<Pixel>, mask: UnsafePointer<Float>?,
     opacity: Float
   ) {
-    let weights = UnsafeRawPointer(columnWeight), to = UnsafeMutableRawPointer(row)
-    let o = Lanes(repeating: opacity)
+    let weights = UnsafeRawPointer(columnWeight)
     for r in 0..<runCount {
       let run = runs[r]
       let left = line[run.index], step = line[run.index + 1] - left
       let left2 = Lanes(lowHalf: left, highHalf: left), step2 = Lanes(lowHalf: step, highHalf: step)
-      var x = run.start
-      while x + 2 <= run.end {
-        var s = left2 + step2 * weights.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self)
-        if let mask { s *= Lanes(lowHalf: Pixel(repeating: mask[x]), highHalf: Pixel(repeating: mask[x + 1])) }
-        if opacity != 1 { s *= o }
-        let d = to.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self)
-        to.storeBytes(of: K.blend(pairs: s, d), toByteOffset: x * 16, as: Lanes.self)
-        x += 2
-      }
-      if x < run.end {
-        var s = left + step * columnWeight[x]
-        if let mask { s *= mask[x] }
-        if opacity != 1 { s *= opacity }
-        row[x] = K.blend(s, row[x])
-      }
+      blendPairs(
+        K.self, run.start..<run.end, onto: row, mask: mask, opacity: opacity,
+        pair: { x in left2 + step2 * weights.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self) },
+        one: { x in left + step * columnWeight[x] })
     }
   }
 
