@@ -183,8 +183,15 @@ extension GraphicsContext {
     // The region's rows the layer stores (on a band, the band's; the region stays the whole
     // shape's, so the coverage of each row is the same).
     let stored = layer.storedRows((region.y - origin.1)..<(region.maxY - origin.1))
-    let kept = (stored.lowerBound + origin.1 - region.y)..<(stored.upperBound + origin.1 - region.y)
-    guard !kept.isEmpty else { return }
+    var kept = (stored.lowerBound + origin.1 - region.y)..<(stored.upperBound + origin.1 - region.y)
+    // Outside the shading's support nothing changes: rows there are not kept, and each row's
+    // columns there not shaded or blended (the region, and so every coverage, stays the shape's).
+    var columns = region.x..<region.maxX
+    if let support = program.support {
+      kept = kept.clamped(to: (support.y - region.y)..<(support.maxY - region.y))
+      columns = columns.clamped(to: support.x..<support.maxX)
+    }
+    guard !kept.isEmpty, !columns.isEmpty else { return }
     let cov = surface.coverage
     cov.reset(x0: region.x, y0: region.y, width: region.width, height: region.height, rows: kept)
     cov.add(lines)
@@ -195,9 +202,15 @@ extension GraphicsContext {
     for y in kept {
       guard let span = cov.span(row: y) else { continue }
       let ty = region.y + y
-      let x = region.x + span.lowerBound
-      let n = span.count
+      // The span's pixels inside the columns, `skip` of them left out on the left; its coverage
+      // is resolved (which clears the row's cells for the next shape), and its shading made, as
+      // for the whole span, so each pixel's bits are too.
       cov.resolve(row: y, span: span, rule: rule, into: covRow)
+      let start = region.x + span.lowerBound
+      let x = max(start, columns.lowerBound), skip = x - start
+      let n = min(start + span.count, columns.upperBound) - x
+      guard n > 0 else { continue }
+      let covRow = covRow + skip
       if let clip {
         let m = clip.row(ty) + (x - clip.rect.x)
         for i in 0..<n { covRow[i] *= m[i] }
@@ -207,8 +220,8 @@ extension GraphicsContext {
       if program.isSolid {
         blendSpan(mode, count: n, dest: dest, coverage: covRow, solid: solid, source: nil, opacity: opacity)
       } else {
-        program.shade(row: ty, x: x, count: n, into: src)
-        blendSpan(mode, count: n, dest: dest, coverage: covRow, solid: .zero, source: src, opacity: opacity)
+        program.shade(row: ty, x: start, count: skip + n, into: src, from: skip)
+        blendSpan(mode, count: n, dest: dest, coverage: covRow, solid: .zero, source: src + skip, opacity: opacity)
       }
       touched = touched.union(IntRect(x: x - origin.0, y: ty - origin.1, width: n, height: 1))
     }

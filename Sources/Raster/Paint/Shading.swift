@@ -27,6 +27,14 @@ struct ShadingProgram {
 
   let kind: Kind
   let table: [Pixel]
+  /// The pixels outside which it paints exactly clear, or nil when it may paint anywhere: a
+  /// radial gradient whose last stop is clear (every channel 0) paints clear from its end
+  /// radius out (t >= 1 takes the table's last entry, `a + (0 - a) * 1`, which is 0). A blend
+  /// of clear changes no pixel (`d * 1` and `d + 0 - 0 * d` are `d`), so a fill shades and
+  /// blends only inside (`GraphicsContext.rasterize`): the sun's glow, whose gradient ends at
+  /// 0.56 of its disk's radius. The end circle's bounding box in pixels, two pixels wider a
+  /// side against the rounding of the distance.
+  var support: IntRect? = nil
 
   init(_ shading: Shading, transform: Transform) {
     switch shading {
@@ -62,6 +70,16 @@ struct ShadingProgram {
         return
       }
       kind = .radial(inverse: inv, center: center, r0: r0, invSpan: 1 / span)
+      if span > 0, r1.isFinite, table.last == .zero {
+        // The image of a circle of radius r1 is an ellipse whose half extents are r1 times the
+        // lengths of the transform's rows.
+        let c = transform.apply(center)
+        let hx = r1 * (transform.a * transform.a + transform.c * transform.c).squareRoot() + 2
+        let hy = r1 * (transform.b * transform.b + transform.d * transform.d).squareRoot() + 2
+        if hx.isFinite && hy.isFinite {
+          support = IntRect(covering: Point(c.x - hx, c.y - hy), Point(c.x + hx, c.y + hy))
+        }
+      }
     }
   }
 
@@ -92,8 +110,11 @@ struct ShadingProgram {
     if i < count { out[i] = color }
   }
 
-  /// The premultiplied colors of pixels `x ..< x + count` of row `y`, sampled at pixel centers.
-  func shade(row y: Int, x: Int, count: Int, into out: UnsafeMutablePointer<Pixel>) {
+  /// The premultiplied colors of pixels `x ..< x + count` of row `y`, sampled at pixel centers,
+  /// into `out[0 ..< count]`; only `out[first...]` is asked for, and a radial gradient leaves
+  /// out the eights of pixels before `first`'s (each pixel the bits the whole span gives it: the
+  /// same eights, each lane from the span's start).
+  func shade(row y: Int, x: Int, count: Int, into out: UnsafeMutablePointer<Pixel>, from first: Int = 0) {
     let py = Float(y) + 0.5
     switch kind {
     case .solid(let p):
@@ -124,7 +145,7 @@ struct ShadingProgram {
         let dux = Lanes(repeating: du.x), duy = Lanes(repeating: du.y)
         let start = Lanes(repeating: r0), scale = Lanes(repeating: invSpan)
         let base = t.baseAddress!
-        var i = 0
+        var i = first / 8 * 8
         while i + 8 <= count {
           let k = steps + Lanes(repeating: Float(i))
           let ux = ux0 + k * dux
