@@ -176,7 +176,7 @@ import Testing
 
   /// Enlarged rows blended as they are made (`enlargeBlurred(…onto:)`) are the bits of the rows
   /// made first (over clear) and then blended by `blendSpan`, in both modes, at opacity 1 and
-  /// not, with a clip's mask and without, over odd column ranges.
+  /// not, with a clip's mask and without, over odd column ranges, clear runs included.
   @Test(arguments: [BlendMode.sourceOver, .screen])
   func enlargedRowsBlendedAsMadeGiveTheBlendedRowsBits(mode: BlendMode) {
     let sigma: Float = 16
@@ -184,6 +184,9 @@ import Testing
     let (sw, sh) = (5, 4)
     let width = sw * factor - 3
     var small = Self.pixels(sw * sh, seed: 41)
+    // A clear 2x2 block: the runs between its columns, on the rows between its rows, are clear
+    // and are skipped when blended; the rows around mix it with colour.
+    for i in [6, 7, 11, 12] { small[i] = .zero }
     let rows = 0..<(sh * factor)
     let under = Self.pixels(width * rows.count, seed: 42)
     let mask = Self.pixels(width * rows.count, seed: 43).map { $0.x }

@@ -13,6 +13,10 @@ protocol BlendKernel {
   /// `blend` of two pixels at once, held as eight lanes (r, g, b, a | r, g, b, a): the same
   /// operations lane by lane, so the same bits.
   static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes
+  /// Whether a clear source leaves the pixel under it as it is (`d * (1 - 0) + 0` and
+  /// `0 + d - 0 * d` are `d`, but for a -0 made +0), so that a run of clear source pixels may be
+  /// skipped: true for the blend modes, false for a kernel that writes.
+  static var clearKeepsUnder: Bool { get }
 }
 
 enum SourceOverKernel: BlendKernel {
@@ -24,11 +28,14 @@ enum SourceOverKernel: BlendKernel {
   @inline(__always) static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes {
     s + d * (1 - chints_alpha_pairs8(s))
   }
+
+  static var clearKeepsUnder: Bool { true }
 }
 
 enum ScreenKernel: BlendKernel {
   @inline(__always) static func blend(_ s: Pixel, _ d: Pixel) -> Pixel { s + d - s * d }
   @inline(__always) static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes { s + d - s * d }
+  static var clearKeepsUnder: Bool { true }
 }
 
 /// Calls `body` with each index of `0..<count` but those in runs of eight whose coverage is all

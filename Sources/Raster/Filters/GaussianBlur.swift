@@ -344,7 +344,11 @@ public final class GaussianBlur: @unchecked Sendable {
     let weights = UnsafeRawPointer(columnWeight)
     for r in 0..<runCount {
       let run = runs[r]
-      let left = line[run.index], step = line[run.index + 1] - left
+      // A run between two clear small pixels (a thin blurred ray's box is mostly that) is clear
+      // throughout, and blending it would change nothing.
+      let right = line[run.index + 1]
+      if K.clearKeepsUnder && all(line[run.index] .== 0) && all(right .== 0) { continue }
+      let left = line[run.index], step = right - left
       let left2 = Lanes(lowHalf: left, highHalf: left), step2 = Lanes(lowHalf: step, highHalf: step)
       blendPairs(
         K.self, run.start..<run.end, onto: row, mask: mask, opacity: opacity,
@@ -515,4 +519,5 @@ public final class GaussianBlur: @unchecked Sendable {
 private enum WriteKernel: BlendKernel {
   @inline(__always) static func blend(_ s: Pixel, _ d: Pixel) -> Pixel { s }
   @inline(__always) static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes { s }
+  static var clearKeepsUnder: Bool { false }
 }
