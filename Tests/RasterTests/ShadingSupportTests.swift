@@ -117,6 +117,10 @@ import Testing
         .support == nil)
     #expect(
       ShadingProgram(.linearGradient(Self.glow, start: Point(0, 0), end: Point(5, 0)), transform: t).support == nil)
+    // A center that is not a number paints the first stop everywhere.
+    #expect(
+      ShadingProgram(.radialGradient(Self.glow, center: Point(.nan, 0), startRadius: 2, endRadius: 9), transform: t)
+        .support == nil)
     let box = ShadingProgram(
       .radialGradient(Self.glow, center: Point(10, 20), startRadius: 0, endRadius: 5), transform: t
     ).support

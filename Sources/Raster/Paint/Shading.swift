@@ -76,7 +76,8 @@ struct ShadingProgram {
         let c = transform.apply(center)
         let hx = r1 * (transform.a * transform.a + transform.c * transform.c).squareRoot() + 2
         let hy = r1 * (transform.b * transform.b + transform.d * transform.d).squareRoot() + 2
-        if hx.isFinite && hy.isFinite {
+        // A center or transform that is not a number paints the first stop everywhere: no support.
+        if hx.isFinite && hy.isFinite && c.x.isFinite && c.y.isFinite {
           support = IntRect(covering: Point(c.x - hx, c.y - hy), Point(c.x + hx, c.y + hy))
         }
       }
