@@ -220,6 +220,36 @@ import _TestSupport
     }
   }
 
+  /// A streamed shadow's band is composited a row at a time (the shadow enlarged onto a clear row,
+  /// the kept content blended over it, the view's color matrix applied, the row blended onto the
+  /// band with the view's opacity, blend mode and clip): the whole frame's bits, which go through
+  /// a layer the frame's size, with and without a matrix, a clip, or the screen blend.
+  @Test func aShadowedLayersBandIsCompositedARowAtATime() {
+    let matrix = ColorMatrix.hueRotation(radians: 2).concatenating(.saturation(0.6))
+    let views: [(name: String, filtered: Bool, clipped: Bool, mode: BlendMode)] = [
+      ("plain", false, false, .sourceOver), ("matrix and clip", true, true, .sourceOver),
+      ("matrix, screen", true, false, .screen), ("clip, screen", false, true, .screen),
+    ]
+    for view in views {
+      let drew = Self.compareDrawing(view.name) { c in
+        c.fill(
+          Path(rect: Rect(x: 0, y: 0, width: 41, height: 77)), with: .color(Color(red: 0.2, green: 0.3, blue: 0.5)))
+        var orb = c
+        if view.filtered { orb.addFilter(.colorMatrix(matrix)) }
+        if view.clipped { orb.clip(to: Path(ellipseIn: Rect(x: 3, y: 12, width: 33, height: 50))) }
+        orb.opacity = 0.85
+        orb.blendMode = view.mode
+        orb.drawLayer(shadow: Color(red: 0.4, green: 0, blue: 0.8).opacity(0.7), radius: 9) { inner in
+          inner.fill(
+            Path(ellipseIn: Rect(x: 8, y: 18, width: 22, height: 34)),
+            with: .color(Color(red: 1, green: 0.6, blue: 0.1)))
+          inner.fill(Path(rect: Rect(x: 14, y: 30, width: 12, height: 9)), with: .color(.white.opacity(0.5)))
+        }
+      }
+      #expect(drew, "\(view.name) drew whole")
+    }
+  }
+
   /// A group composited through a clip and no filter (a crossfade's moments, a group with an
   /// opacity) stores only the clip's rows on a band surface, since nothing outside them lands:
   /// inside a shadowed layer the first band draws whole, as the voice orb's blobs in its disk,

@@ -455,6 +455,10 @@ public struct GraphicsContext {
       composite(layer, applyingFilters: true)
       return
     }
+    if streams, entry.width > 0, entry.height > 0, let matrix = rowFilter {
+      compositeShadowRows(of: layer, entry, sigma: sigma, band: rows, matrix: matrix)
+      return
+    }
     let both = surface.checkout()
     defer { surface.checkin(both) }
     both.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
@@ -478,5 +482,60 @@ public struct GraphicsContext {
     }
     blendLayer(layer, onto: both, mode: .sourceOver, opacity: 1, clip: nil)
     composite(both, applyingFilters: true)
+  }
+
+  /// This context's filters when a composite can apply them to each row as it is blended: none
+  /// (`.some(nil)`), or one color matrix, which reads only the pixel it changes; nil for any blur.
+  private var rowFilter: ColorMatrix?? {
+    if filters.isEmpty { return .some(nil) }
+    if filters.count == 1, case .colorMatrix(let m) = filters[0] { return .some(m) }
+    return nil
+  }
+
+  /// `drawBand(shadow:)`'s composite for a streamed shadow, a row at a time: each row of the
+  /// shadow's reach in the band is enlarged onto a clear row, the kept content's row blended
+  /// over it, the color matrix (if any) applied and the row blended onto the target. These are
+  /// the operations the band-sized layer went through (cleared, the shadow blended, the content
+  /// blended, the filter applied in place, `blendLayer`), in the same order on the same values,
+  /// so the same bits, without clearing that layer and writing and reading it back three times
+  /// (docs/PERFORMANCE.md, Band rendering: the voice orb).
+  private func compositeShadowRows(
+    of layer: Layer, _ entry: BlurredOnce.Entry, sigma: Float, band rows: Range<Int>?, matrix: ColorMatrix?
+  ) {
+    // The layer it stood for: the target's size from (0, 0), storing the band's rows.
+    let kept = rows.map { max($0.lowerBound, 0)..<max(min($0.upperBound, target.height), max($0.lowerBound, 0)) }
+    let stored = IntRect(
+      x: 0, y: kept?.lowerBound ?? 0, width: target.width, height: kept?.count ?? target.height)
+    let region = entry.region
+    let reach = region.intersection(stored)
+    guard !reach.isEmpty else { return }
+    // The content lies inside the shadow's region (its drawn pixels widened by 3 sigma), so every
+    // row of it in the band is a row of the reach.
+    let content = layer.dirty.intersection(stored)
+    let out = clampedOpacity > 0 ? blendRegion(reach, onto: target, clip: clipMask) : nil
+    let onto = out.map {
+      RowBlend(onto: target, at: $0, top: 0, mode: blendMode, opacity: clampedOpacity, clip: clipMask)
+    }
+    let row = surface.compositeRow.reserve(reach.width)
+    row.update(repeating: .zero, count: reach.width)
+    surface.blur.enlargeBlurred(
+      sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width,
+      rows: (reach.y - region.y)..<(reach.maxY - region.y), columns: (reach.x - region.x)..<(reach.maxX - region.x),
+      onto: RowBlend(row: { _ in row }, mode: .sourceOver, opacity: 1, prefetchStride: nil)
+    ) { y in
+      let frameRow = y + region.y
+      if !content.isEmpty && content.y <= frameRow && frameRow < content.maxY {
+        blendSpan(
+          .sourceOver, count: content.width, dest: row + (content.x - reach.x), coverage: nil, solid: .zero,
+          source: layer.row(frameRow) + content.x, opacity: 1)
+      }
+      if let out, let onto, out.y <= frameRow && frameRow < out.maxY {
+        let pixels = row + (out.x - reach.x)
+        matrix?.apply(row: pixels, count: out.width)
+        onto.blend(pixels, row: frameRow, count: out.width, rowsEnd: out.maxY)
+      }
+      row.update(repeating: .zero, count: reach.width)
+    }
+    if let out { target.dirty = target.dirty.union(out.offsetBy(-target.x0, -target.y0)) }
   }
 }

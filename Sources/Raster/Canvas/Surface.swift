@@ -21,6 +21,8 @@ public final class Surface: @unchecked Sendable {
   var shrunkLines = Polylines()
   private let coverageRows = Scratch<Float>()
   private let sourceRows = Scratch<Pixel>()
+  /// The row a shadowed layer's band is composited through (`GraphicsContext.drawBand(shadow:)`).
+  let compositeRow = Scratch<Pixel>()
   private var freeLayers: [Layer] = []
   /// The last mesh tessellated, for the next bands of a frame.
   let meshes = MeshTessellations()

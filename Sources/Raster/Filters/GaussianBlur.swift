@@ -215,15 +215,17 @@ public final class GaussianBlur: @unchecked Sendable {
   }
 
   /// `streamShrunk`'s second half: rows `rows` of the blur whose small pixels `shrinkAndBlur`
-  /// made, each row blended as `blend` says as it is made, never written out (`RowBlend`).
+  /// made, each row blended as `blend` says as it is made, never written out (`RowBlend`), then
+  /// `rowDone(y)` called with the row's index, in order: a caller that blends onto a row of its
+  /// own carries it on from there (a shadowed layer's rows, `GraphicsContext.drawBand(shadow:)`).
   func enlargeBlurred(
     sigma: Float, _ shrunk: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, width: Int, rows: Range<Int>,
-    columns: Range<Int>, onto blend: RowBlend
+    columns: Range<Int>, onto blend: RowBlend, rowDone: ((Int) -> Void)? = nil
   ) {
     guard sw > 0, sh > 0, width > 0, !rows.isEmpty, !columns.isEmpty else { return }
     enlarge(
       shrunk, sw, sh, factor: GaussianBlur.shrinkFactor(sigma: sigma), into: shrunk, width: width, rows: rows,
-      columns: columns, blend: blend)
+      columns: columns, blend: blend, rowDone: rowDone)
   }
 
   /// Each small pixel is the mean of its `factor x factor` block; missing pixels count as clear.
@@ -270,7 +272,8 @@ public final class GaussianBlur: @unchecked Sendable {
   /// two a vector (`blendRuns`); without, written to `dst` (`apply`, in place).
   private func enlarge(
     _ src: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, factor: Int,
-    into dst: UnsafeMutablePointer<Pixel>, width: Int, rows: Range<Int>, columns: Range<Int>, blend: RowBlend?
+    into dst: UnsafeMutablePointer<Pixel>, width: Int, rows: Range<Int>, columns: Range<Int>, blend: RowBlend?,
+    rowDone: ((Int) -> Void)? = nil
   ) {
     let inv = 1 / Float(factor)
     let columnWeight = self.columnWeight.reserve(width)
@@ -326,6 +329,7 @@ public final class GaussianBlur: @unchecked Sendable {
           blendRuns(
             ScreenKernel.self, runs, runCount, line, columnWeight, onto: row, mask: mask, opacity: blend.opacity)
         }
+        rowDone?(y)
         continue
       }
       blendRuns(WriteKernel.self, runs, runCount, line, columnWeight, onto: dst + y * width, mask: nil, opacity: 1)
