@@ -146,6 +146,30 @@ static inline void chints_load_pixels8(const float *p, float *out) {
   __builtin_memcpy(out, channels, sizeof channels);
 }
 
+// Each even lane twice (0, 0, 2, 2, 4, 4, 6, 6; `vmovsldup`) and each odd lane twice (1, 1, 3, 3,
+// ...; `vmovshdup`): the two columns of each 2x2 block in both of its lanes, for the YUV
+// conversion's per-block sums with alpha kept (FrameConverter.swift's `alphaBlocks8`).
+static inline chints_float8 chints_dup_even8(chints_float8 v) {
+  return __builtin_shufflevector(v, v, 0, 0, 2, 2, 4, 4, 6, 6);
+}
+static inline chints_float8 chints_dup_odd8(chints_float8 v) {
+  return __builtin_shufflevector(v, v, 1, 1, 3, 3, 5, 5, 7, 7);
+}
+
+// `then` in the lanes where `a <= b`, `otherwise` in the others (a NaN among them): a compare and
+// a blend, where Swift's `replacing(with:where:)` on eight lanes went lane by lane.
+static inline chints_float8 chints_where_at_most8(
+  chints_float8 a, chints_float8 b, chints_float8 then, chints_float8 otherwise) {
+  chints_int8v pick = a <= b;
+  chints_int8v t, o;
+  __builtin_memcpy(&t, &then, sizeof t);
+  __builtin_memcpy(&o, &otherwise, sizeof o);
+  chints_int8v bits = (t & pick) | (o & ~pick);
+  chints_float8 out;
+  __builtin_memcpy(&out, &bits, sizeof out);
+  return out;
+}
+
 // The x86 instruction sets the C side of this build was compiled for, one bit each: SSE4.1,
 // SSE4.2, AVX, AVX2, FMA, BMI2, F16C, AVX-512F (`make build CPU=x86-64-v3` passes -march=haswell
 // to both compilers, so Swift's code assumes the same). `loopsmith doctor` prints them.

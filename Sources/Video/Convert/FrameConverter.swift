@@ -36,6 +36,10 @@ public final class FrameConverter: Sendable {
   /// Whether runs of one colour a row are converted from tiles (`opaqueBlocks8`); off, every
   /// pixel is converted (tests compare the two).
   let findsRuns: Bool
+  /// Whether 8-bit 4:2:0 row pairs take eight pixels a row at a time (`opaqueBlocks8`,
+  /// `alphaBlocks8`) before the block loop; off, the block loop takes every block (tests compare
+  /// the two).
+  let vectorized: Bool
 
   public convenience init(_ settings: OutputSettings) {
     self.init(
@@ -45,7 +49,7 @@ public final class FrameConverter: Sendable {
 
   init(
     width: Int, height: Int, layout: PixelLayout, keepAlpha: Bool, background: Color, clearRows: Bool = true,
-    limitedAlpha: Bool = false, stacked: Bool = false, findsRuns: Bool = true
+    limitedAlpha: Bool = false, stacked: Bool = false, findsRuns: Bool = true, vectorized: Bool = true
   ) {
     precondition(width > 0 && height > 0, "converter size \(width)x\(height) must be positive")
     precondition(!stacked || (layout == .yuv420p && height % 4 == 0), "stacked alpha is 8-bit 4:2:0 of an even picture")
@@ -53,6 +57,7 @@ public final class FrameConverter: Sendable {
     keepsAlpha = keepAlpha && layout.hasAlpha
     self.limitedAlpha = limitedAlpha
     self.findsRuns = findsRuns
+    self.vectorized = vectorized
     (alphaOffset, alphaRange) = limitedAlpha ? (StackedAlpha.alphaOffset, StackedAlpha.alphaRange) : (0, 255)
     self.background = background.premultiplied
     // The picture, with its alpha plane written as the bottom half's luma.
@@ -60,12 +65,12 @@ public final class FrameConverter: Sendable {
       stacked
       ? FrameConverter(
         width: width, height: height / 2, layout: .yuva420p, keepAlpha: true, background: .black,
-        limitedAlpha: true) : nil
+        limitedAlpha: true, vectorized: vectorized) : nil
     if clearRows && !stacked && [.yuv420p, .yuva420p, .yuv420p10].contains(layout) {
       // Converted by this very code, so a copied row is the row it would have made.
       let maker = FrameConverter(
         width: width, height: 128, layout: layout, keepAlpha: keepAlpha, background: background, clearRows: false,
-        limitedAlpha: limitedAlpha)
+        limitedAlpha: limitedAlpha, vectorized: vectorized)
       self.clearRows = maker.convert(Image(width: width, height: 128))
     } else {
       self.clearRows = nil
@@ -232,6 +237,10 @@ public final class FrameConverter: Sendable {
     // Runs of one colour a row (a sky) for the opaque 8-bit path: codes from 64-column tiles.
     let tiles = UniformTiles(width: width)
     defer { tiles.deallocate() }
+    // The alpha plane's dither for a row pair's two rows, each 72 entries from column 0 on, so
+    // eight columns from any multiple of eight read on without wrapping (`alphaBlocks8`).
+    let alphaLines = UnsafeMutablePointer<Float>.allocate(capacity: 144)
+    defer { alphaLines.deallocate() }
     ditherTable.withUnsafeBufferPointer { tableBuffer in
       chromaDitherLines.withUnsafeBufferPointer { linesBuffer in
         let table = tableBuffer.baseAddress!, rotated = linesBuffer.baseAddress!
@@ -254,10 +263,30 @@ public final class FrameConverter: Sendable {
           let crRow = (crPlane.pointer + cy * crPlane.bytesPerRow).assumingMemoryBound(to: Sample.self)
           let cbDither = table + (((cy + 29) & 63) << 6)
           let crDither = table + (((cy + 7) & 63) << 6)
-          // Opaque 8-bit frames, the common case, take eight pixels of each row at a time first.
-          let vectorBlocks = bits == 8 && !keepsAlpha && aPlane == nil ? (width / 8) * 4 : 0
+          // 8-bit frames, opaque (the common case) or with alpha kept, take eight pixels of each
+          // row at a time first.
+          let opaque8 = bits == 8 && !keepsAlpha && aPlane == nil
+          let alpha8 = bits == 8 && keepsAlpha && aPlane != nil
+          let vectorBlocks = vectorized && (opaque8 || alpha8) ? (width / 8) * 4 : 0
           var uniform: UniformTiles? = nil
-          if vectorBlocks > 0 {
+          if vectorBlocks > 0, alpha8, let aPlane {
+            for i in 0..<72 {
+              alphaLines[i] = table[((y0 + 53) & 63) << 6 | ((i + 5) & 63)]
+              alphaLines[72 + i] = table[((y1 + 53) & 63) << 6 | ((i + 5) & 63)]
+            }
+            alphaBlocks8(
+              row0, row1, blocks: vectorBlocks,
+              luma: (
+                UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt8.self),
+                UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt8.self)
+              ),
+              alpha: (
+                aPlane.pointer.assumingMemoryBound(to: UInt8.self) + y0 * aPlane.bytesPerRow,
+                aPlane.pointer.assumingMemoryBound(to: UInt8.self) + y1 * aPlane.bytesPerRow
+              ),
+              sums: sums, dither: (dither0, dither1),
+              alphaDither: (UnsafePointer(alphaLines), UnsafePointer(alphaLines + 72)))
+          } else if vectorBlocks > 0 {
             let runs = opaqueBlocks8(
               row0, row1, blocks: vectorBlocks, ahead: y1 + 2 < rows.upperBound ? 2 * width : 0,
               luma: (
@@ -561,6 +590,74 @@ public final class FrameConverter: Sendable {
     return (r0 + r1, g0 + g1, b0 + b1)
   }
 
+  /// The first `blocks` 2x2 blocks (a multiple of 4) of a row pair with alpha kept, 8-bit: the
+  /// block loop's arithmetic, lane for lane, with one pixel a lane, so the same bytes (a -0 that
+  /// the block loop keeps may be +0 here, which no code can tell). Each block's mean colour (the
+  /// fallback of its clear pixels) is made in both of its columns' lanes from the same four
+  /// pixels in the same order; each pixel's straight colour, luma and alpha codes as the block
+  /// loop makes them; the columns' premultiplied sums, alpha included, for `chromaRow`.
+  /// `alphaDither` holds each row's alpha dither from column 0 on (`convert420`).
+  @inline(__always)
+  private func alphaBlocks8(
+    _ row0: UnsafeMutablePointer<Pixel>, _ row1: UnsafeMutablePointer<Pixel>, blocks: Int,
+    luma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
+    alpha: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>), sums: ColumnSums,
+    dither: (UnsafePointer<Float>, UnsafePointer<Float>), alphaDither: (UnsafePointer<Float>, UnsafePointer<Float>)
+  ) {
+    let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
+    let faint = Lanes(repeating: 1.0 / 4096), half = Lanes(repeating: 0.5)
+    let kr = Lanes(repeating: BT709.kr * 219), kg = Lanes(repeating: BT709.kg * 219),
+      kb = Lanes(repeating: BT709.kb * 219)
+    let hi8 = Lanes(repeating: 255)
+    let magic = Lanes(repeating: 8_388_608)
+    let (offset, range) = (Lanes(repeating: alphaOffset), Lanes(repeating: alphaRange))
+    let top = alphaOffset + alphaRange
+    let (lowest, highest) = (Lanes(repeating: alphaOffset + 1), Lanes(repeating: top - 1))
+    let (clearCode, opaqueCode) = (offset + magic, Lanes(repeating: top) + magic)
+    let nearlyOpaque = Lanes(repeating: alphaRange - 0.5)
+    @inline(__always) func mean(_ a: Lanes, _ b: Lanes) -> Lanes {
+      ((chints_dup_even8(a) + chints_dup_odd8(a)) + chints_dup_even8(b)) + chints_dup_odd8(b)
+    }
+    var cx = 0
+    while cx < blocks {
+      let x0 = cx * 2
+      let (r0, g0, b0, a0) = pixels8(row0 + x0)
+      let (r1, g1, b1, a1) = pixels8(row1 + x0)
+      // `meanColour`: the sum's colour over its alpha where that is above 1/4096, else black.
+      let (sr, sg, sb, sa) = (mean(r0, r1), mean(g0, g1), mean(b0, b1), mean(a0, a1))
+      let mr = chints_where_at_most8(sa, faint, zero, clamp8(sr / sa, zero, one))
+      let mg = chints_where_at_most8(sa, faint, zero, clamp8(sg / sa, zero, one))
+      let mb = chints_where_at_most8(sa, faint, zero, clamp8(sb / sa, zero, one))
+      // `straight`: the pixel clamped, its colour over its alpha, clamped; the block's mean where
+      // its alpha is at most 1/4096.
+      @inline(__always) func lumaCodes(_ r: Lanes, _ g: Lanes, _ b: Lanes, _ a: Lanes, noise: Lanes) -> LaneBytes {
+        let pa = clamp8(a, zero, one)
+        let cr = chints_where_at_most8(pa, faint, mr, clamp8(clamp8(r, zero, one) / pa, zero, one))
+        let cg = chints_where_at_most8(pa, faint, mg, clamp8(clamp8(g, zero, one) / pa, zero, one))
+        let cb = chints_where_at_most8(pa, faint, mb, clamp8(clamp8(b, zero, one) / pa, zero, one))
+        return lumaCodes8(cr, cg, cb, noise: noise, weights: (kr, kg, kb), maximum: hi8)
+      }
+      // `alphaCodes`, as the low bytes of codes offset by 2^23.
+      @inline(__always) func alphaCodes(_ a: Lanes, noise: Lanes, into out: UnsafeMutablePointer<UInt8>) {
+        let scaled = clamp8(a, zero, one) * range
+        var codes = clamp8(clamp8(scaled + offset + noise, lowest, highest), zero, Lanes(repeating: top)) + magic
+        codes = chints_where_at_most8(scaled, half, clearCode, codes)
+        codes = chints_where_at_most8(nearlyOpaque, scaled, opaqueCode, codes)
+        chints_store_low_bytes8(out, codes)
+      }
+      let n0 = UnsafeRawPointer(dither.0 + (x0 & 63)).loadUnaligned(as: Lanes.self)
+      let n1 = UnsafeRawPointer(dither.1 + (x0 & 63)).loadUnaligned(as: Lanes.self)
+      UnsafeMutableRawPointer(luma.0 + x0).storeBytes(of: lumaCodes(r0, g0, b0, a0, noise: n0), as: LaneBytes.self)
+      UnsafeMutableRawPointer(luma.1 + x0).storeBytes(of: lumaCodes(r1, g1, b1, a1, noise: n1), as: LaneBytes.self)
+      sums.store8(r0 + r1, g0 + g1, b0 + b1, a0 + a1, at: x0)
+      let an0 = UnsafeRawPointer(alphaDither.0 + (x0 & 63)).loadUnaligned(as: Lanes.self)
+      let an1 = UnsafeRawPointer(alphaDither.1 + (x0 & 63)).loadUnaligned(as: Lanes.self)
+      alphaCodes(a0, noise: an0, into: alpha.0 + x0)
+      alphaCodes(a1, noise: an1, into: alpha.1 + x0)
+      cx += 4
+    }
+  }
+
   /// Alpha codes `offset + range * alpha` with dither, except that fully clear and fully opaque
   /// stay exact (`offset` and `offset + range`): full range is offset 0 and range 255 (or 1023),
   /// stacked alpha's limited range 16 and 219.
@@ -679,6 +776,12 @@ struct ColumnSums {
     UnsafeMutableRawPointer(red + x + 1).storeBytes(of: r, as: Lanes.self)
     UnsafeMutableRawPointer(green + x + 1).storeBytes(of: g, as: Lanes.self)
     UnsafeMutableRawPointer(blue + x + 1).storeBytes(of: b, as: Lanes.self)
+  }
+
+  /// Columns x...x + 7, alpha too (premultiplied sums, alpha kept).
+  @inline(__always) func store8(_ r: Lanes, _ g: Lanes, _ b: Lanes, _ a: Lanes, at x: Int) {
+    store8(r, g, b, at: x)
+    UnsafeMutableRawPointer(alpha + x + 1).storeBytes(of: a, as: Lanes.self)
   }
 
   /// The edge columns repeated outwards: a sample at the edge weights its block's outer column 4.
@@ -837,6 +940,17 @@ let chromaDitherLines: [Float] = (0..<64).flatMap { (row: Int) -> [Float] in
   return SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(shifted, to: SIMD4<UInt32>.self))
 }
 
+/// Eight pixels, one channel a vector (`chints_load_pixels8`'s shuffles).
+@_transparent func pixels8(_ pixels: UnsafeMutablePointer<Pixel>) -> (Lanes, Lanes, Lanes, Lanes) {
+  let zero = Lanes(repeating: 0)
+  var v = (zero, zero, zero, zero)
+  withUnsafeMutableBytes(of: &v) {
+    chints_load_pixels8(
+      UnsafeRawPointer(pixels).assumingMemoryBound(to: Float.self), $0.baseAddress!.assumingMemoryBound(to: Float.self))
+  }
+  return v
+}
+
 /// Eight pixels' straight colour over `background`, one channel a vector: `straight` for opaque output.
 ///
 /// `@_transparent` rather than `@inline(__always)`: with the latter the optimizer still called
@@ -846,13 +960,7 @@ let chromaDitherLines: [Float] = (0..<64).flatMap { (row: Int) -> [Float] in
   _ pixels: UnsafeMutablePointer<Pixel>, background: (Lanes, Lanes, Lanes)
 ) -> (Lanes, Lanes, Lanes) {
   let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
-  // Eight pixels transposed to a vector a channel with shuffles (`chints_load_pixels8`).
-  var v = (zero, zero, zero, zero)
-  withUnsafeMutableBytes(of: &v) {
-    chints_load_pixels8(
-      UnsafeRawPointer(pixels).assumingMemoryBound(to: Float.self), $0.baseAddress!.assumingMemoryBound(to: Float.self))
-  }
-  let (r, g, b, a) = v
+  let (r, g, b, a) = pixels8(pixels)
   let keep = one - clamp8(a, zero, one)
   let outR = clamp8(r, zero, one) + background.0 * keep
   let outG = clamp8(g, zero, one) + background.1 * keep

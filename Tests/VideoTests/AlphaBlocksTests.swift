@@ -1,0 +1,106 @@
+import Raster
+import Testing
+
+@testable import Video
+
+/// 8-bit 4:2:0 with alpha kept (WebM's yuva420p, stacked alpha's picture) converts eight pixels
+/// of each row at a time (`alphaBlocks8`): the frame must be the block loop's bytes, in every
+/// plane, whatever the pixels: clear, alpha at and around the 1/4096 below which a pixel takes its
+/// block's colour, colour above its alpha, out of range, -0, NaN and infinite, at any width
+/// (the tail columns past the last chunk take the block loop).
+@Suite struct AlphaBlocksTests {
+  /// Premultiplied pixels of every kind, from a seeded generator.
+  static func pixels(width: Int, height: Int, seed: UInt64) -> Image {
+    let image = Image(width: width, height: height)
+    var state = seed
+    func next() -> Float {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Float(state >> 40) / Float(1 << 24)
+    }
+    let odd: [Pixel] = [
+      .zero, Pixel(-0.0, -0.0, -0.0, -0.0), Pixel(0.001, 0.0002, 0, 1.0 / 4096),
+      Pixel(0.0001, 0.0001, 0.0001, 1.0 / 4096 + 1e-7), Pixel(0.2, 0.1, 0.05, 1.0 / 8192),
+      Pixel(0.9, 0.4, 0.2, 0.3), Pixel(1.4, -0.2, 0.5, 1.2), Pixel(.nan, 0.3, 0.2, 0.5),
+      Pixel(0.3, 0.2, 0.1, .nan), Pixel(.infinity, 0, 0, 1), Pixel(0.1, 0.1, 0.1, -0.4),
+      Pixel(1, 1, 1, 1), Pixel(0.5, 0.25, 0.125, 0.998),
+    ]
+    for y in 0..<height {
+      for x in 0..<width {
+        let kind = Int(next() * 10)
+        if kind < 3 {
+          image[x, y] = odd[Int(next() * Float(odd.count)) % odd.count]
+        } else if kind < 5 {
+          image[x, y] = .zero  // clear runs, as around an orb
+        } else {
+          let a = next()
+          image[x, y] = Pixel(next() * a, next() * a, next() * a, a)
+        }
+      }
+    }
+    return image
+  }
+
+  @Test(arguments: [8, 16, 24, 37, 64, 72, 202, 1080])
+  func alphaBlocksGiveTheBlockLoopsBytes(width: Int) throws {
+    let height = 70  // past the dither's 64 rows, and an odd pair at the bottom
+    let image = Self.pixels(width: width, height: height, seed: UInt64(width) * 7 + 1)
+    for limited in [false, true] {
+      func converter(_ vectorized: Bool) -> FrameConverter {
+        FrameConverter(
+          width: width, height: height, layout: .yuva420p, keepAlpha: true, background: .black,
+          limitedAlpha: limited, vectorized: vectorized)
+      }
+      let fast = converter(true).convert(image)
+      let plain = converter(false).convert(image)
+      for plane in 0..<4 {
+        #expect(
+          samples(fast, plane: plane) == samples(plain, plane: plane),
+          "plane \(plane) at width \(width), limited alpha \(limited)")
+      }
+    }
+    // An odd height: the last row pair is the last row twice.
+    let short = Self.pixels(width: width, height: 5, seed: UInt64(width))
+    let a = FrameConverter(width: width, height: 5, layout: .yuva420p, keepAlpha: true, background: .black)
+    let b = FrameConverter(
+      width: width, height: 5, layout: .yuva420p, keepAlpha: true, background: .black, vectorized: false)
+    for plane in 0..<4 {
+      #expect(samples(a.convert(short), plane: plane) == samples(b.convert(short), plane: plane))
+    }
+  }
+
+  /// Stacked alpha's picture half goes through the same path: the stacked frame is the same bytes.
+  @Test func stackedAlphaGivesTheBlockLoopsBytes() throws {
+    let (width, height) = (72, 44)
+    let image = Self.pixels(width: width, height: height / 2, seed: 99)
+    let fast = FrameConverter(
+      width: width, height: height, layout: .yuv420p, keepAlpha: true, background: .black, stacked: true)
+    let plain = FrameConverter(
+      width: width, height: height, layout: .yuv420p, keepAlpha: true, background: .black, stacked: true,
+      vectorized: false)
+    let a = fast.convert(image), b = plain.convert(image)
+    for plane in 0..<3 { #expect(samples(a, plane: plane) == samples(b, plane: plane), "plane \(plane)") }
+  }
+
+  /// The codes themselves, for a few pixels whose bytes are known: a clear pixel is alpha 0 and
+  /// luma 16 plus its dither, an opaque white one alpha 255 and luma 235 within a code, a pixel
+  /// with alpha below 1/4096 takes its block's colour (here a red block: luma near red's).
+  @Test func knownPixelsGiveKnownCodes() throws {
+    let width = 16, height = 2
+    let image = Image(width: width, height: height)
+    for y in 0..<2 {
+      for x in 0..<4 { image[x, y] = Pixel(1, 1, 1, 1) }
+      for x in 8..<12 { image[x, y] = Pixel(0.8, 0, 0, 0.8) }
+    }
+    image[9, 1] = Pixel(0.00001, 0, 0, 1.0 / 8192)  // faint: takes the block's red
+    let frame = FrameConverter(width: width, height: height, layout: .yuva420p, keepAlpha: true, background: .black)
+      .convert(image)
+    let luma = samples(frame, plane: 0), alpha = samples(frame, plane: 3)
+    #expect(alpha[0] == 255 && alpha[4] == 0 && abs(alpha[8] - 204) <= 1)
+    #expect(abs(luma[0] - 235) <= 1)
+    #expect(abs(luma[4] - 16) <= 1)
+    let red = 16 + 219 * BT709.kr
+    #expect(abs(Float(luma[8]) - red) <= 1)
+    #expect(abs(Float(luma[width + 9]) - red) <= 1, "a faint pixel takes its block's colour")
+    #expect(alpha[width + 9] == 0)
+  }
+}
