@@ -77,6 +77,17 @@ static inline void chints_store_low_bytes8(unsigned char *out, chints_float8 v) 
   __builtin_memcpy(out, &bytes, sizeof bytes);
 }
 
+// The low 16 bits of each of eight lanes' bit patterns, stored as eight little-endian 16-bit
+// samples at `out`: a 10-bit code of a value clamped to 0...1023 and offset by 2^23 (the 4:4:4
+// conversion's rows, FrameConverter.swift's `convert444Chunks`).
+typedef unsigned short chints_ushort8 __attribute__((ext_vector_type(8)));
+static inline void chints_store_low_halves8(unsigned short *out, chints_float8 v) {
+  chints_uint8v bits;
+  __builtin_memcpy(&bits, &v, sizeof bits);
+  chints_ushort8 halves = __builtin_convertvector(bits, chints_ushort8);
+  __builtin_memcpy(out, &halves, sizeof halves);
+}
+
 // `chints_store_low_bytes8`, lanes 0-3 at `low` and lanes 4-7 at `high` (a Cb and a Cr row).
 static inline void chints_store_low_bytes4x2(unsigned char *low, unsigned char *high, chints_float8 v) {
   chints_uint8v bits;

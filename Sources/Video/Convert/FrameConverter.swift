@@ -680,12 +680,32 @@ public final class FrameConverter: Sendable {
   private func convert444(_ image: Image, _ frame: ConvertedFrame, rows: Range<Int>) {
     let table = ditherTable
     let scale: Float = 4
+    // Each row's Cb, Cr and alpha dither from column 0 on, 72 entries each, so eight columns
+    // from any multiple of eight read on without wrapping, then its 64 luma entries
+    // (`convert444Chunks`).
+    let lines = UnsafeMutablePointer<Float>.allocate(capacity: 3 * 72 + 64)
+    defer { lines.deallocate() }
+    let chunks = vectorized ? width / 8 * 8 : 0
     for y in rows {
       let row = image.row(y - rows.lowerBound)
       let rows = frame.planes.map {
         $0.pointer.advanced(by: y * $0.bytesPerRow).assumingMemoryBound(to: UInt16.self)
       }
-      for x in 0..<width {
+      if chunks > 0 {
+        for i in 0..<72 {
+          lines[i] = table[((y + 29) & 63) << 6 | ((i + 17) & 63)]
+          lines[72 + i] = table[((y + 7) & 63) << 6 | ((i + 41) & 63)]
+          lines[144 + i] = table[((y + 53) & 63) << 6 | ((i + 5) & 63)]
+          if i < 64 { lines[216 + i] = table[(y & 63) << 6 | i] }
+        }
+        convert444Chunks(
+          row, count: chunks, planes: (rows[0], rows[1], rows[2], rows[3]),
+          dither: (
+            UnsafePointer(lines + 216), UnsafePointer(lines), UnsafePointer(lines + 72), UnsafePointer(lines + 144)
+          )
+        )
+      }
+      for x in chunks..<width {
         let p = row[x]
         let c = straight(p, fallback: .zero)
         let luma = BT709.kr * c.x + BT709.kg * c.y + BT709.kb * c.z
@@ -709,6 +729,71 @@ public final class FrameConverter: Sendable {
         rows[2][x] = UInt16(codes[2]).littleEndian
         rows[3][x] = UInt16(alpha).littleEndian
       }
+    }
+  }
+
+  /// The first `count` pixels (a multiple of 8) of a 4:4:4 10-bit row, eight at a time as a
+  /// vector a channel: `convert444`'s arithmetic lane for lane, so the same samples (a -0 that it
+  /// keeps may be +0 here, which no code can tell). `dither` holds the row's luma dither (64
+  /// entries from column 0) and its Cb, Cr and alpha dither from column 0 on (72 each).
+  @inline(__always)
+  private func convert444Chunks(
+    _ row: UnsafeMutablePointer<Pixel>, count: Int,
+    planes: (
+      UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>,
+      UnsafeMutablePointer<UInt16>
+    ),
+    dither: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
+  ) {
+    let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
+    let faint = Lanes(repeating: 1.0 / 4096)
+    let (bgR, bgG, bgB) = (
+      Lanes(repeating: background.x), Lanes(repeating: background.y), Lanes(repeating: background.z)
+    )
+    let (kr, kg, kb) = (Lanes(repeating: BT709.kr), Lanes(repeating: BT709.kg), Lanes(repeating: BT709.kb))
+    let (cbDivisor, crDivisor) = (Lanes(repeating: BT709.cbDivisor), Lanes(repeating: BT709.crDivisor))
+    let scale = Lanes(repeating: 4), maximum = Lanes(repeating: 1023), magic = Lanes(repeating: 8_388_608)
+    let (range, half, nearlyOpaque) = (Lanes(repeating: 1023), Lanes(repeating: 0.5), Lanes(repeating: 1022.5))
+    let (lowest, highest) = (Lanes(repeating: 1), Lanes(repeating: 1022))
+    let opaqueCode = maximum + magic
+    @inline(__always) func load(_ p: UnsafePointer<Float>, _ x: Int) -> Lanes {
+      UnsafeRawPointer(p + (x & 63)).loadUnaligned(as: Lanes.self)
+    }
+    @inline(__always) func codes(_ v: Lanes) -> Lanes { clamp8(v, zero, maximum) + magic }
+    var x = 0
+    while x < count {
+      let (r, g, b, a) = pixels8(row + x)
+      // `straight` with a black fallback: over the background, or the colour over its alpha.
+      let pa = clamp8(a, zero, one)
+      let cr: Lanes, cg: Lanes, cb: Lanes
+      if keepsAlpha {
+        cr = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(r, zero, one) / pa, zero, one))
+        cg = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(g, zero, one) / pa, zero, one))
+        cb = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(b, zero, one) / pa, zero, one))
+      } else {
+        let keep = one - pa
+        (cr, cg, cb) = (
+          clamp8(r, zero, one) + bgR * keep, clamp8(g, zero, one) + bgG * keep, clamp8(b, zero, one) + bgB * keep
+        )
+      }
+      let luma = kr * cr + kg * cg + kb * cb
+      let yCode = codes((16 + 219 * luma) * scale + load(dither.0, x))
+      let cbCode = codes((128 + 224 * (cb - luma) / cbDivisor) * scale + load(dither.1, x))
+      let crCode = codes((128 + 224 * (cr - luma) / crDivisor) * scale + load(dither.2, x))
+      // `alphaCodes` of the full range 0...1023, or opaque.
+      var alphaCode = opaqueCode
+      if keepsAlpha {
+        let scaled = pa * range
+        alphaCode = clamp8(clamp8(scaled + 0 + load(dither.3, x), lowest, highest), zero, maximum) + magic
+        alphaCode = chints_where_at_most8(scaled, half, magic, alphaCode)
+        alphaCode = chints_where_at_most8(nearlyOpaque, scaled, opaqueCode, alphaCode)
+      }
+      // yuva444p10le's planes are Y, U, V, A.
+      chints_store_low_halves8(planes.0 + x, yCode)
+      chints_store_low_halves8(planes.1 + x, cbCode)
+      chints_store_low_halves8(planes.2 + x, crCode)
+      chints_store_low_halves8(planes.3 + x, alphaCode)
+      x += 8
     }
   }
 

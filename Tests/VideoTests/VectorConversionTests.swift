@@ -3,12 +3,13 @@ import Testing
 
 @testable import Video
 
-/// 8-bit 4:2:0 with alpha kept (WebM's yuva420p, stacked alpha's picture) converts eight pixels
-/// of each row at a time (`alphaBlocks8`): the frame must be the block loop's bytes, in every
-/// plane, whatever the pixels: clear, alpha at and around the 1/4096 below which a pixel takes its
-/// block's colour, colour above its alpha, out of range, -0, NaN and infinite, at any width
-/// (the tail columns past the last chunk take the block loop).
-@Suite struct AlphaBlocksTests {
+/// 8-bit 4:2:0 with alpha kept (WebM's yuva420p, stacked alpha's picture) and 10-bit 4:4:4
+/// (ProRes 4444) convert eight pixels of each row at a time (`alphaBlocks8`, `convert444Chunks`):
+/// the frame must be the scalar loop's samples, in every plane, whatever the pixels: clear, alpha
+/// at and around the 1/4096 below which a pixel takes its block's colour (4:4:4: black), colour
+/// above its alpha, out of range, -0, NaN and infinite, at any width (the tail columns past the
+/// last chunk take the scalar loop).
+@Suite struct VectorConversionTests {
   /// Premultiplied pixels of every kind, from a seeded generator.
   static func pixels(width: Int, height: Int, seed: UInt64) -> Image {
     let image = Image(width: width, height: height)
@@ -79,6 +80,27 @@ import Testing
       vectorized: false)
     let a = fast.convert(image), b = plain.convert(image)
     for plane in 0..<3 { #expect(samples(a, plane: plane) == samples(b, plane: plane), "plane \(plane)") }
+  }
+
+  /// ProRes 4444's 10-bit 4:4:4, with alpha kept and over a background, eight pixels at a time.
+  @Test(arguments: [8, 24, 37, 72, 1080])
+  func fourFourFourChunksGiveThePixelLoopsSamples(width: Int) throws {
+    let height = 66
+    let image = Self.pixels(width: width, height: height, seed: UInt64(width) * 3 + 5)
+    for keepAlpha in [true, false] {
+      func converter(_ vectorized: Bool) -> FrameConverter {
+        FrameConverter(
+          width: width, height: height, layout: .yuva444p10, keepAlpha: keepAlpha,
+          background: Color(red: 0.2, green: 0.5, blue: 0.9), vectorized: vectorized)
+      }
+      let fast = converter(true).convert(image)
+      let plain = converter(false).convert(image)
+      for plane in 0..<4 {
+        #expect(
+          samples(fast, plane: plane) == samples(plain, plane: plane),
+          "plane \(plane) at width \(width), alpha kept \(keepAlpha)")
+      }
+    }
   }
 
   /// The codes themselves, for a few pixels whose bytes are known: a clear pixel is alpha 0 and
