@@ -3,8 +3,9 @@ import Testing
 
 @testable import Video
 
-/// 8-bit 4:2:0 with alpha kept (WebM's yuva420p, stacked alpha's picture) and 10-bit 4:4:4
-/// (ProRes 4444) convert eight pixels of each row at a time (`alphaBlocks8`, `convert444Chunks`):
+/// 8-bit 4:2:0 with alpha kept (WebM's yuva420p, stacked alpha's picture), 10-bit 4:4:4 (ProRes
+/// 4444) and RGB (PNG, APNG, WebP, GIF) convert eight pixels of each row at a time
+/// (`alphaBlocks8`, `convert444Chunks`, `convertRGBChunks`):
 /// the frame must be the scalar loop's samples, in every plane, whatever the pixels: clear, alpha
 /// at and around the 1/4096 below which a pixel takes its block's colour (4:4:4: black), colour
 /// above its alpha, out of range, -0, NaN and infinite, at any width (the tail columns past the
@@ -100,6 +101,24 @@ import Testing
           samples(fast, plane: plane) == samples(plain, plane: plane),
           "plane \(plane) at width \(width), alpha kept \(keepAlpha)")
       }
+    }
+  }
+
+  /// RGBA, BGRA and RGB, with alpha kept and over a background, eight pixels at a time.
+  @Test(arguments: [8, 24, 37, 72, 1080])
+  func rgbChunksGiveThePixelLoopsBytes(width: Int) throws {
+    let height = 66
+    let image = Self.pixels(width: width, height: height, seed: UInt64(width) * 5 + 3)
+    for (layout, keepAlpha) in [(PixelLayout.rgba, true), (.rgba, false), (.bgra, true), (.rgb24, false)] {
+      func converter(_ vectorized: Bool) -> FrameConverter {
+        FrameConverter(
+          width: width, height: height, layout: layout, keepAlpha: keepAlpha,
+          background: Color(red: 0.7, green: 0.1, blue: 0.4), vectorized: vectorized)
+      }
+      let fast = converter(true).convert(image)
+      let plain = converter(false).convert(image)
+      #expect(
+        samples(fast, plane: 0) == samples(plain, plane: 0), "\(layout) at width \(width), alpha kept \(keepAlpha)")
     }
   }
 

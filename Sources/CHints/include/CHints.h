@@ -88,6 +88,28 @@ static inline void chints_store_low_halves8(unsigned short *out, chints_float8 v
   __builtin_memcpy(out, &halves, sizeof halves);
 }
 
+// The low bytes of four sets of eight lanes (codes offset by 2^23, as `chints_store_low_bytes8`),
+// stored interleaved as eight four-byte pixels at `out`: c0[0], c1[0], c2[0], c3[0], c0[1], ...
+// (RGBA and BGRA rows: FrameConverter.swift's `convertRGBChunks`).
+typedef unsigned char chints_uchar16 __attribute__((ext_vector_type(16)));
+typedef unsigned char chints_uchar32 __attribute__((ext_vector_type(32)));
+static inline chints_uchar8 chints_low_bytes8(chints_float8 v) {
+  chints_uint8v bits;
+  __builtin_memcpy(&bits, &v, sizeof bits);
+  return __builtin_convertvector(bits, chints_uchar8);
+}
+static inline void chints_store_interleaved4(
+  unsigned char *out, chints_float8 c0, chints_float8 c1, chints_float8 c2, chints_float8 c3) {
+  chints_uchar8 b0 = chints_low_bytes8(c0), b1 = chints_low_bytes8(c1);
+  chints_uchar8 b2 = chints_low_bytes8(c2), b3 = chints_low_bytes8(c3);
+  chints_uchar16 b01 = __builtin_shufflevector(b0, b1, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+  chints_uchar16 b23 = __builtin_shufflevector(b2, b3, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+  chints_uchar32 all = __builtin_shufflevector(
+    b01, b23, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28,
+    29, 14, 15, 30, 31);
+  __builtin_memcpy(out, &all, sizeof all);
+}
+
 // `chints_store_low_bytes8`, lanes 0-3 at `low` and lanes 4-7 at `high` (a Cb and a Cr row).
 static inline void chints_store_low_bytes4x2(unsigned char *low, unsigned char *high, chints_float8 v) {
   chints_uint8v bits;

@@ -804,10 +804,29 @@ public final class FrameConverter: Sendable {
     let plane = frame.planes[0]
     let channels = layout == .rgb24 ? 3 : 4
     let bgra = layout == .bgra
+    // Each row's dither: red's 64 entries from column 0, then green's, blue's and alpha's from
+    // column 0 on, 72 each, so eight columns from any multiple of eight read on without wrapping
+    // (`convertRGBChunks`).
+    let lines = UnsafeMutablePointer<Float>.allocate(capacity: 64 + 3 * 72)
+    defer { lines.deallocate() }
+    let chunks = vectorized ? width / 8 * 8 : 0
     for y in rows {
       let row = image.row(y - rows.lowerBound)
       let out = plane.pointer.advanced(by: y * plane.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-      for x in 0..<width {
+      if chunks > 0 {
+        for i in 0..<72 {
+          if i < 64 { lines[i] = table[(y & 63) << 6 | i] }
+          lines[64 + i] = table[((y + 29) & 63) << 6 | ((i + 17) & 63)]
+          lines[136 + i] = table[((y + 7) & 63) << 6 | ((i + 41) & 63)]
+          lines[208 + i] = table[((y + 53) & 63) << 6 | ((i + 5) & 63)]
+        }
+        convertRGBChunks(
+          row, count: chunks, into: out, channels: channels, bgra: bgra,
+          dither: (
+            UnsafePointer(lines), UnsafePointer(lines + 64), UnsafePointer(lines + 136), UnsafePointer(lines + 208)
+          ))
+      }
+      for x in chunks..<width {
         let p = row[x]
         let c = straight(p, fallback: .zero)
         let noise = SIMD4<Float>(
@@ -822,6 +841,75 @@ public final class FrameConverter: Sendable {
           out[o + 3] = keepsAlpha ? UInt8(alphaCodes(SIMD4(repeating: p.w), noise: noise, range: 255)[3]) : 255
         }
       }
+    }
+  }
+}
+
+extension FrameConverter {
+  /// The first `count` pixels (a multiple of 8) of an RGB row, eight at a time as a vector a
+  /// channel: `convertRGB`'s arithmetic lane for lane, so the same bytes (a -0 that it keeps may
+  /// be +0 here, which no code can tell). `dither` holds the row's red dither (64 entries from
+  /// column 0) and its green, blue and alpha dither from column 0 on (72 each).
+  @inline(__always)
+  fileprivate func convertRGBChunks(
+    _ row: UnsafeMutablePointer<Pixel>, count: Int, into out: UnsafeMutablePointer<UInt8>, channels: Int,
+    bgra: Bool, dither: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
+  ) {
+    let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
+    let faint = Lanes(repeating: 1.0 / 4096)
+    let (bgR, bgG, bgB) = (
+      Lanes(repeating: background.x), Lanes(repeating: background.y), Lanes(repeating: background.z)
+    )
+    let range = Lanes(repeating: 255), magic = Lanes(repeating: 8_388_608)
+    let (half, nearlyOpaque) = (Lanes(repeating: 0.5), Lanes(repeating: 254.5))
+    let (lowest, highest) = (Lanes(repeating: 1), Lanes(repeating: 254))
+    let opaqueCode = range + magic
+    @inline(__always) func load(_ p: UnsafePointer<Float>, _ x: Int) -> Lanes {
+      UnsafeRawPointer(p + (x & 63)).loadUnaligned(as: Lanes.self)
+    }
+    @inline(__always) func codes(_ v: Lanes) -> Lanes { clamp8(v, zero, range) + magic }
+    var x = 0
+    while x < count {
+      let (r, g, b, a) = pixels8(row + x)
+      // `straight` with a black fallback: over the background, or the colour over its alpha.
+      let pa = clamp8(a, zero, one)
+      let cr: Lanes, cg: Lanes, cb: Lanes
+      if keepsAlpha {
+        cr = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(r, zero, one) / pa, zero, one))
+        cg = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(g, zero, one) / pa, zero, one))
+        cb = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(b, zero, one) / pa, zero, one))
+      } else {
+        let keep = one - pa
+        (cr, cg, cb) = (
+          clamp8(r, zero, one) + bgR * keep, clamp8(g, zero, one) + bgG * keep, clamp8(b, zero, one) + bgB * keep
+        )
+      }
+      let redCode = codes(cr * 255 + load(dither.0, x))
+      let greenCode = codes(cg * 255 + load(dither.1, x))
+      let blueCode = codes(cb * 255 + load(dither.2, x))
+      // `alphaCodes` of the full range 0...255, or opaque.
+      var alphaCode = opaqueCode
+      if keepsAlpha {
+        let scaled = pa * range
+        alphaCode = clamp8(clamp8(scaled + 0 + load(dither.3, x), lowest, highest), zero, range) + magic
+        alphaCode = chints_where_at_most8(scaled, half, magic, alphaCode)
+        alphaCode = chints_where_at_most8(nearlyOpaque, scaled, opaqueCode, alphaCode)
+      }
+      let (first, third) = bgra ? (blueCode, redCode) : (redCode, blueCode)
+      if channels == 4 {
+        chints_store_interleaved4(out + 4 * x, first, greenCode, third, alphaCode)
+      } else {
+        // Three bytes a pixel: the four-byte pixels made in a row of their own, then packed.
+        var packed: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &packed) { bytes in
+          let four = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+          chints_store_interleaved4(four, first, greenCode, third, alphaCode)
+          for i in 0..<8 {
+            (out + 3 * (x + i)).update(from: four + 4 * i, count: 3)
+          }
+        }
+      }
+      x += 8
     }
   }
 }
