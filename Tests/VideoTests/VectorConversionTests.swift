@@ -3,9 +3,10 @@ import Testing
 
 @testable import Video
 
-/// 8-bit 4:2:0 with alpha kept (WebM's yuva420p, stacked alpha's picture), 10-bit 4:4:4 (ProRes
-/// 4444) and RGB (PNG, APNG, WebP, GIF) convert eight pixels of each row at a time
-/// (`alphaBlocks8`, `convert444Chunks`, `convertRGBChunks`):
+/// 8-bit 4:2:0 with alpha kept (WebM's yuva420p, stacked alpha's picture), opaque 10-bit 4:2:0
+/// (HEVC Main10, VP9 Profile 2), 10-bit 4:4:4 (ProRes 4444) and RGB (PNG, APNG, WebP, GIF)
+/// convert eight pixels of each row at a time (`alphaBlocks8`, `opaqueBlocks10`,
+/// `convert444Chunks`, `convertRGBChunks`):
 /// the frame must be the scalar loop's samples, in every plane, whatever the pixels: clear, alpha
 /// at and around the 1/4096 below which a pixel takes its block's colour (4:4:4: black), colour
 /// above its alpha, out of range, -0, NaN and infinite, at any width (the tail columns past the
@@ -81,6 +82,23 @@ import Testing
       vectorized: false)
     let a = fast.convert(image), b = plain.convert(image)
     for plane in 0..<3 { #expect(samples(a, plane: plane) == samples(b, plane: plane), "plane \(plane)") }
+  }
+
+  /// Opaque 10-bit 4:2:0 over a background, eight pixels of each row at a time.
+  @Test(arguments: [8, 24, 37, 72, 1080])
+  func tenBitBlocksGiveTheBlockLoopsSamples(width: Int) throws {
+    let height = 70
+    let image = Self.pixels(width: width, height: height, seed: UInt64(width) * 11 + 2)
+    func converter(_ vectorized: Bool) -> FrameConverter {
+      FrameConverter(
+        width: width, height: height, layout: .yuv420p10, keepAlpha: false,
+        background: Color(red: 0.3, green: 0.8, blue: 0.2), vectorized: vectorized)
+    }
+    let fast = converter(true).convert(image)
+    let plain = converter(false).convert(image)
+    for plane in 0..<3 {
+      #expect(samples(fast, plane: plane) == samples(plain, plane: plane), "plane \(plane) at width \(width)")
+    }
   }
 
   /// ProRes 4444's 10-bit 4:4:4, with alpha kept and over a background, eight pixels at a time.

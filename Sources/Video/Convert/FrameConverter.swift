@@ -263,11 +263,12 @@ public final class FrameConverter: Sendable {
           let crRow = (crPlane.pointer + cy * crPlane.bytesPerRow).assumingMemoryBound(to: Sample.self)
           let cbDither = table + (((cy + 29) & 63) << 6)
           let crDither = table + (((cy + 7) & 63) << 6)
-          // 8-bit frames, opaque (the common case) or with alpha kept, take eight pixels of each
-          // row at a time first.
+          // 8-bit frames, opaque (the common case) or with alpha kept, and opaque 10-bit ones
+          // take eight pixels of each row at a time first.
           let opaque8 = bits == 8 && !keepsAlpha && aPlane == nil
           let alpha8 = bits == 8 && keepsAlpha && aPlane != nil
-          let vectorBlocks = vectorized && (opaque8 || alpha8) ? (width / 8) * 4 : 0
+          let opaque10 = bits == 10 && !keepsAlpha && aPlane == nil
+          let vectorBlocks = vectorized && (opaque8 || alpha8 || opaque10) ? (width / 8) * 4 : 0
           var uniform: UniformTiles? = nil
           if vectorBlocks > 0, alpha8, let aPlane {
             for i in 0..<72 {
@@ -286,6 +287,14 @@ public final class FrameConverter: Sendable {
               ),
               sums: sums, dither: (dither0, dither1),
               alphaDither: (UnsafePointer(alphaLines), UnsafePointer(alphaLines + 72)))
+          } else if vectorBlocks > 0, opaque10 {
+            opaqueBlocks10(
+              row0, row1, blocks: vectorBlocks,
+              luma: (
+                UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt16.self),
+                UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt16.self)
+              ),
+              sums: sums, dither: (dither0, dither1))
           } else if vectorBlocks > 0 {
             let runs = opaqueBlocks8(
               row0, row1, blocks: vectorBlocks, ahead: y1 + 2 < rows.upperBound ? 2 * width : 0,
@@ -560,6 +569,44 @@ public final class FrameConverter: Sendable {
     flags?[blocks / 4] = 2 * blocks == width ? 1 : 0
     flags?[blocks / 4 + 1] = 0
     return made
+  }
+
+  /// The first `blocks` 2x2 blocks (a multiple of 4) of an opaque 10-bit row pair: the block
+  /// loop's arithmetic lane for lane, eight pixels of each row at a time, so the same samples,
+  /// stored from the codes' bit patterns (`chints_store_low_halves8`). Chroma is left to
+  /// `chromaRow`, from the column sums this stores.
+  @inline(__always)
+  private func opaqueBlocks10(
+    _ row0: UnsafeMutablePointer<Pixel>, _ row1: UnsafeMutablePointer<Pixel>, blocks: Int,
+    luma: (UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>), sums: ColumnSums,
+    dither: (UnsafePointer<Float>, UnsafePointer<Float>)
+  ) {
+    let bg = background
+    let (bgR, bgG, bgB) = (Lanes(repeating: bg.x), Lanes(repeating: bg.y), Lanes(repeating: bg.z))
+    let scale: Float = 4
+    let kr = Lanes(repeating: BT709.kr * 219 * scale), kg = Lanes(repeating: BT709.kg * 219 * scale),
+      kb = Lanes(repeating: BT709.kb * 219 * scale)
+    let yOffset = Lanes(repeating: 16 * scale)
+    let zero = Lanes(repeating: 0), maximum = Lanes(repeating: 1023), magic = Lanes(repeating: 8_388_608)
+    @inline(__always) func codes(_ r: Lanes, _ g: Lanes, _ b: Lanes, noise: Lanes) -> Lanes {
+      var l = r * kr
+      l += g * kg
+      l += b * kb
+      l += yOffset
+      return clamp8(l + noise, zero, maximum) + magic
+    }
+    var cx = 0
+    while cx < blocks {
+      let x0 = cx * 2
+      let (r0, g0, b0) = straight8(row0 + x0, background: (bgR, bgG, bgB))
+      let (r1, g1, b1) = straight8(row1 + x0, background: (bgR, bgG, bgB))
+      let n0 = UnsafeRawPointer(dither.0 + (x0 & 63)).loadUnaligned(as: Lanes.self)
+      let n1 = UnsafeRawPointer(dither.1 + (x0 & 63)).loadUnaligned(as: Lanes.self)
+      chints_store_low_halves8(luma.0 + x0, codes(r0, g0, b0, noise: n0))
+      chints_store_low_halves8(luma.1 + x0, codes(r1, g1, b1, noise: n1))
+      sums.store8(r0 + r1, g0 + g1, b0 + b1, at: x0)
+      cx += 4
+    }
   }
 
   /// The luma tiles of a row pair whose rows are `first0` and `first1` throughout: 64 codes
