@@ -679,6 +679,46 @@ if measureMemory {
     memory.append(entry)
   }
 }
+
+// Conversion to each output's samples: one drawn 1080x1920 frame of the voice orb (transparent,
+// so the outputs with an alpha plane keep it), converted on one thread, the median of 7. The
+// render-only figures above convert for MP4; these show what the others cost on top of drawing.
+var conversions: [(output: String, ms: Double)] = []
+if let c = allCases.first(where: { $0.name == "voice-orb" }),
+  only.map({ $0.contains(c.name) || $0.contains(c.effect) }) ?? true
+{
+  let outputs: [(name: String, file: String, codec: String?, bitDepth: Int?)] = [
+    ("MP4, H.264 (yuv420p)", "conv.mp4", nil, nil), ("MP4, HEVC Main10 (yuv420p10)", "conv10.mp4", "hevc", 10),
+    ("WebM, VP9 with alpha (yuva420p)", "conv.webm", nil, nil),
+    ("MOV, ProRes 4444 (yuva444p10)", "conv.mov", nil, nil), ("WebP (RGBA)", "conv.webp", nil, nil),
+  ]
+  var drawn: Surface? = nil
+  for o in outputs {
+    var r = RenderRequest()
+    r.effect = c.effect
+    r.size = c.size
+    r.outputs = [workDir + "/" + o.file]
+    r.codec = o.codec
+    r.bitDepth = o.bitDepth
+    let j = try r.job().prefix(1)
+    if drawn == nil {
+      let surface = Surface(image: Image(width: j.width, height: j.height), scale: Float(j.scale))
+      RenderPipeline.draw(j.makeEffect(), job: j, frame: 0, on: surface)
+      drawn = surface
+    }
+    guard let surface = drawn else { continue }
+    let converter = FrameConverter(j.outputs[0])
+    let frame = converter.makeFrame()
+    var times: [Double] = []
+    for _ in 0..<7 {
+      let t0 = now()
+      converter.convert(surface.image, into: frame, drawn: surface.drawn)
+      times.append((now() - t0) * 1000)
+    }
+    conversions.append((o.name, median(times)))
+    log(String(format: "conversion of a 1080x1920 frame to %@: %.1f ms", o.name, median(times)))
+  }
+}
 let endLoad = uptime()
 let elapsed = now() - started
 
@@ -862,6 +902,12 @@ let missed = verdicts.filter { !$0.met }.count
 verdictText += "\n  \(verdicts.count - missed) of \(verdicts.count) met\n"
 
 print(table)
+if !conversions.isEmpty {
+  print("conversion of one 1080x1920 frame of the voice orb to each output's samples, one thread, ms:")
+  for c in conversions {
+    print("  " + c.output + String(repeating: " ", count: max(1, 34 - c.output.count)) + f1(c.ms))
+  }
+}
 print(notes)
 print(verdictText)
 fflush(stdout)  // before the log line below, which goes to unbuffered stderr
@@ -901,6 +947,7 @@ let json: [String: Any] = [
     ]
   },
   "memory": memory,
+  "conversionMSByOutput": Dictionary(uniqueKeysWithValues: conversions.map { ($0.output, $0.ms) }),
   "targets": verdicts.map { v -> [String: Any] in
     [
       "target": v.target, "name": v.name, "value": number(v.value), "limit": v.limit, "atMost": v.atMost, "met": v.met,
