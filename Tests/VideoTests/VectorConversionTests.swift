@@ -43,100 +43,70 @@ import Testing
     return image
   }
 
+  /// Converts `image` eight pixels at a time and with the scalar loop alone, and expects every
+  /// plane to be the same samples.
+  static func expectSameSamples(
+    _ image: Image, layout: PixelLayout, keepAlpha: Bool, background: Color = .black, limitedAlpha: Bool = false,
+    stacked: Bool = false, height: Int? = nil, _ what: String
+  ) {
+    let frames = [true, false].map { vectorized in
+      FrameConverter(
+        width: image.width, height: height ?? image.height, layout: layout, keepAlpha: keepAlpha,
+        background: background, limitedAlpha: limitedAlpha, stacked: stacked, vectorized: vectorized
+      ).convert(image)
+    }
+    for plane in 0..<frames[0].planes.count {
+      #expect(samples(frames[0], plane: plane) == samples(frames[1], plane: plane), "plane \(plane): \(what)")
+    }
+  }
+
   @Test(arguments: [8, 16, 24, 37, 64, 72, 202, 1080])
   func alphaBlocksGiveTheBlockLoopsBytes(width: Int) throws {
-    let height = 70  // past the dither's 64 rows, and an odd pair at the bottom
-    let image = Self.pixels(width: width, height: height, seed: UInt64(width) * 7 + 1)
-    for limited in [false, true] {
-      func converter(_ vectorized: Bool) -> FrameConverter {
-        FrameConverter(
-          width: width, height: height, layout: .yuva420p, keepAlpha: true, background: .black,
-          limitedAlpha: limited, vectorized: vectorized)
+    // Past the dither's 64 rows; and an odd height, whose last row pair is the last row twice.
+    for (height, seed) in [(70, UInt64(width) * 7 + 1), (5, UInt64(width))] {
+      let image = Self.pixels(width: width, height: height, seed: seed)
+      for limited in [false, true] {
+        Self.expectSameSamples(
+          image, layout: .yuva420p, keepAlpha: true, limitedAlpha: limited,
+          "\(width)x\(height), limited alpha \(limited)")
       }
-      let fast = converter(true).convert(image)
-      let plain = converter(false).convert(image)
-      for plane in 0..<4 {
-        #expect(
-          samples(fast, plane: plane) == samples(plain, plane: plane),
-          "plane \(plane) at width \(width), limited alpha \(limited)")
-      }
-    }
-    // An odd height: the last row pair is the last row twice.
-    let short = Self.pixels(width: width, height: 5, seed: UInt64(width))
-    let a = FrameConverter(width: width, height: 5, layout: .yuva420p, keepAlpha: true, background: .black)
-    let b = FrameConverter(
-      width: width, height: 5, layout: .yuva420p, keepAlpha: true, background: .black, vectorized: false)
-    for plane in 0..<4 {
-      #expect(samples(a.convert(short), plane: plane) == samples(b.convert(short), plane: plane))
     }
   }
 
   /// Stacked alpha's picture half goes through the same path: the stacked frame is the same bytes.
   @Test func stackedAlphaGivesTheBlockLoopsBytes() throws {
-    let (width, height) = (72, 44)
-    let image = Self.pixels(width: width, height: height / 2, seed: 99)
-    let fast = FrameConverter(
-      width: width, height: height, layout: .yuv420p, keepAlpha: true, background: .black, stacked: true)
-    let plain = FrameConverter(
-      width: width, height: height, layout: .yuv420p, keepAlpha: true, background: .black, stacked: true,
-      vectorized: false)
-    let a = fast.convert(image), b = plain.convert(image)
-    for plane in 0..<3 { #expect(samples(a, plane: plane) == samples(b, plane: plane), "plane \(plane)") }
+    let image = Self.pixels(width: 72, height: 22, seed: 99)
+    Self.expectSameSamples(image, layout: .yuv420p, keepAlpha: true, stacked: true, height: 44, "stacked")
   }
 
   /// Opaque 10-bit 4:2:0 over a background, eight pixels of each row at a time.
   @Test(arguments: [8, 24, 37, 72, 1080])
   func tenBitBlocksGiveTheBlockLoopsSamples(width: Int) throws {
-    let height = 70
-    let image = Self.pixels(width: width, height: height, seed: UInt64(width) * 11 + 2)
-    func converter(_ vectorized: Bool) -> FrameConverter {
-      FrameConverter(
-        width: width, height: height, layout: .yuv420p10, keepAlpha: false,
-        background: Color(red: 0.3, green: 0.8, blue: 0.2), vectorized: vectorized)
-    }
-    let fast = converter(true).convert(image)
-    let plain = converter(false).convert(image)
-    for plane in 0..<3 {
-      #expect(samples(fast, plane: plane) == samples(plain, plane: plane), "plane \(plane) at width \(width)")
-    }
+    let image = Self.pixels(width: width, height: 70, seed: UInt64(width) * 11 + 2)
+    Self.expectSameSamples(
+      image, layout: .yuv420p10, keepAlpha: false, background: Color(red: 0.3, green: 0.8, blue: 0.2),
+      "width \(width)")
   }
 
   /// ProRes 4444's 10-bit 4:4:4, with alpha kept and over a background, eight pixels at a time.
   @Test(arguments: [8, 24, 37, 72, 1080])
   func fourFourFourChunksGiveThePixelLoopsSamples(width: Int) throws {
-    let height = 66
-    let image = Self.pixels(width: width, height: height, seed: UInt64(width) * 3 + 5)
+    let image = Self.pixels(width: width, height: 66, seed: UInt64(width) * 3 + 5)
     for keepAlpha in [true, false] {
-      func converter(_ vectorized: Bool) -> FrameConverter {
-        FrameConverter(
-          width: width, height: height, layout: .yuva444p10, keepAlpha: keepAlpha,
-          background: Color(red: 0.2, green: 0.5, blue: 0.9), vectorized: vectorized)
-      }
-      let fast = converter(true).convert(image)
-      let plain = converter(false).convert(image)
-      for plane in 0..<4 {
-        #expect(
-          samples(fast, plane: plane) == samples(plain, plane: plane),
-          "plane \(plane) at width \(width), alpha kept \(keepAlpha)")
-      }
+      Self.expectSameSamples(
+        image, layout: .yuva444p10, keepAlpha: keepAlpha, background: Color(red: 0.2, green: 0.5, blue: 0.9),
+        "width \(width), alpha kept \(keepAlpha)")
     }
   }
 
   /// RGBA, BGRA and RGB, with alpha kept and over a background, eight pixels at a time.
   @Test(arguments: [8, 24, 37, 72, 1080])
   func rgbChunksGiveThePixelLoopsBytes(width: Int) throws {
-    let height = 66
-    let image = Self.pixels(width: width, height: height, seed: UInt64(width) * 5 + 3)
+    let image = Self.pixels(width: width, height: 66, seed: UInt64(width) * 5 + 3)
     for (layout, keepAlpha) in [(PixelLayout.rgba, true), (.rgba, false), (.bgra, true), (.rgb24, false)] {
-      func converter(_ vectorized: Bool) -> FrameConverter {
-        FrameConverter(
-          width: width, height: height, layout: layout, keepAlpha: keepAlpha,
-          background: Color(red: 0.7, green: 0.1, blue: 0.4), vectorized: vectorized)
-      }
-      let fast = converter(true).convert(image)
-      let plain = converter(false).convert(image)
-      #expect(
-        samples(fast, plane: 0) == samples(plain, plane: 0), "\(layout) at width \(width), alpha kept \(keepAlpha)")
+      Self.expectSameSamples(
+        image, layout: layout, keepAlpha: keepAlpha, background: Color(red: 0.7, green: 0.1, blue: 0.4),
+        "\(layout) at width \(width), alpha kept \(keepAlpha)")
     }
   }
 

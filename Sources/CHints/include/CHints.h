@@ -70,10 +70,13 @@ static inline chints_float8 chints_where_positive8(chints_float8 v, chints_float
 // Swift's SIMD8<UInt8>(truncatingIfNeeded:) was a call a vector where it was not inlined.
 typedef unsigned int chints_uint8v __attribute__((ext_vector_type(8)));
 typedef unsigned char chints_uchar8 __attribute__((ext_vector_type(8)));
-static inline void chints_store_low_bytes8(unsigned char *out, chints_float8 v) {
+static inline chints_uint8v chints_bits8(chints_float8 v) {
   chints_uint8v bits;
   __builtin_memcpy(&bits, &v, sizeof bits);
-  chints_uchar8 bytes = __builtin_convertvector(bits, chints_uchar8);
+  return bits;
+}
+static inline void chints_store_low_bytes8(unsigned char *out, chints_float8 v) {
+  chints_uchar8 bytes = __builtin_convertvector(chints_bits8(v), chints_uchar8);
   __builtin_memcpy(out, &bytes, sizeof bytes);
 }
 
@@ -82,9 +85,7 @@ static inline void chints_store_low_bytes8(unsigned char *out, chints_float8 v) 
 // conversion's rows, FrameConverter.swift's `convert444Chunks`).
 typedef unsigned short chints_ushort8 __attribute__((ext_vector_type(8)));
 static inline void chints_store_low_halves8(unsigned short *out, chints_float8 v) {
-  chints_uint8v bits;
-  __builtin_memcpy(&bits, &v, sizeof bits);
-  chints_ushort8 halves = __builtin_convertvector(bits, chints_ushort8);
+  chints_ushort8 halves = __builtin_convertvector(chints_bits8(v), chints_ushort8);
   __builtin_memcpy(out, &halves, sizeof halves);
 }
 
@@ -94,9 +95,7 @@ static inline void chints_store_low_halves8(unsigned short *out, chints_float8 v
 typedef unsigned char chints_uchar16 __attribute__((ext_vector_type(16)));
 typedef unsigned char chints_uchar32 __attribute__((ext_vector_type(32)));
 static inline chints_uchar8 chints_low_bytes8(chints_float8 v) {
-  chints_uint8v bits;
-  __builtin_memcpy(&bits, &v, sizeof bits);
-  return __builtin_convertvector(bits, chints_uchar8);
+  return __builtin_convertvector(chints_bits8(v), chints_uchar8);
 }
 static inline void chints_store_interleaved4(
   unsigned char *out, chints_float8 c0, chints_float8 c1, chints_float8 c2, chints_float8 c3) {

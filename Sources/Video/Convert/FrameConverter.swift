@@ -652,16 +652,10 @@ public final class FrameConverter: Sendable {
     dither: (UnsafePointer<Float>, UnsafePointer<Float>), alphaDither: (UnsafePointer<Float>, UnsafePointer<Float>)
   ) {
     let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
-    let faint = Lanes(repeating: 1.0 / 4096), half = Lanes(repeating: 0.5)
+    let faint = Lanes(repeating: 1.0 / 4096)
     let kr = Lanes(repeating: BT709.kr * 219), kg = Lanes(repeating: BT709.kg * 219),
       kb = Lanes(repeating: BT709.kb * 219)
     let hi8 = Lanes(repeating: 255)
-    let magic = Lanes(repeating: 8_388_608)
-    let (offset, range) = (Lanes(repeating: alphaOffset), Lanes(repeating: alphaRange))
-    let top = alphaOffset + alphaRange
-    let (lowest, highest) = (Lanes(repeating: alphaOffset + 1), Lanes(repeating: top - 1))
-    let (clearCode, opaqueCode) = (offset + magic, Lanes(repeating: top) + magic)
-    let nearlyOpaque = Lanes(repeating: alphaRange - 0.5)
     @inline(__always) func mean(_ a: Lanes, _ b: Lanes) -> Lanes {
       ((chints_dup_even8(a) + chints_dup_odd8(a)) + chints_dup_even8(b)) + chints_dup_odd8(b)
     }
@@ -684,13 +678,9 @@ public final class FrameConverter: Sendable {
         let cb = chints_where_at_most8(pa, faint, mb, clamp8(clamp8(b, zero, one) / pa, zero, one))
         return lumaCodes8(cr, cg, cb, noise: noise, weights: (kr, kg, kb), maximum: hi8)
       }
-      // `alphaCodes`, as the low bytes of codes offset by 2^23.
       @inline(__always) func alphaCodes(_ a: Lanes, noise: Lanes, into out: UnsafeMutablePointer<UInt8>) {
-        let scaled = clamp8(a, zero, one) * range
-        var codes = clamp8(clamp8(scaled + offset + noise, lowest, highest), zero, Lanes(repeating: top)) + magic
-        codes = chints_where_at_most8(scaled, half, clearCode, codes)
-        codes = chints_where_at_most8(nearlyOpaque, scaled, opaqueCode, codes)
-        chints_store_low_bytes8(out, codes)
+        chints_store_low_bytes8(
+          out, alphaCodes8(clampedAlpha: clamp8(a, zero, one), noise: noise, offset: alphaOffset, range: alphaRange))
       }
       let n0 = UnsafeRawPointer(dither.0 + (x0 & 63)).loadUnaligned(as: Lanes.self)
       let n1 = UnsafeRawPointer(dither.1 + (x0 & 63)).loadUnaligned(as: Lanes.self)
@@ -793,48 +783,22 @@ public final class FrameConverter: Sendable {
     dither: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
   ) {
     let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
-    let faint = Lanes(repeating: 1.0 / 4096)
-    let (bgR, bgG, bgB) = (
-      Lanes(repeating: background.x), Lanes(repeating: background.y), Lanes(repeating: background.z)
-    )
     let (kr, kg, kb) = (Lanes(repeating: BT709.kr), Lanes(repeating: BT709.kg), Lanes(repeating: BT709.kb))
     let (cbDivisor, crDivisor) = (Lanes(repeating: BT709.cbDivisor), Lanes(repeating: BT709.crDivisor))
     let scale = Lanes(repeating: 4), maximum = Lanes(repeating: 1023), magic = Lanes(repeating: 8_388_608)
-    let (range, half, nearlyOpaque) = (Lanes(repeating: 1023), Lanes(repeating: 0.5), Lanes(repeating: 1022.5))
-    let (lowest, highest) = (Lanes(repeating: 1), Lanes(repeating: 1022))
-    let opaqueCode = maximum + magic
-    @inline(__always) func load(_ p: UnsafePointer<Float>, _ x: Int) -> Lanes {
-      UnsafeRawPointer(p + (x & 63)).loadUnaligned(as: Lanes.self)
-    }
     @inline(__always) func codes(_ v: Lanes) -> Lanes { clamp8(v, zero, maximum) + magic }
     var x = 0
     while x < count {
       let (r, g, b, a) = pixels8(row + x)
-      // `straight` with a black fallback: over the background, or the colour over its alpha.
       let pa = clamp8(a, zero, one)
-      let cr: Lanes, cg: Lanes, cb: Lanes
-      if keepsAlpha {
-        cr = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(r, zero, one) / pa, zero, one))
-        cg = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(g, zero, one) / pa, zero, one))
-        cb = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(b, zero, one) / pa, zero, one))
-      } else {
-        let keep = one - pa
-        (cr, cg, cb) = (
-          clamp8(r, zero, one) + bgR * keep, clamp8(g, zero, one) + bgG * keep, clamp8(b, zero, one) + bgB * keep
-        )
-      }
+      let (cr, cg, cb) = straightOrBlack8(r, g, b, clampedAlpha: pa, keepsAlpha: keepsAlpha, background: background)
       let luma = kr * cr + kg * cg + kb * cb
-      let yCode = codes((16 + 219 * luma) * scale + load(dither.0, x))
-      let cbCode = codes((128 + 224 * (cb - luma) / cbDivisor) * scale + load(dither.1, x))
-      let crCode = codes((128 + 224 * (cr - luma) / crDivisor) * scale + load(dither.2, x))
-      // `alphaCodes` of the full range 0...1023, or opaque.
-      var alphaCode = opaqueCode
-      if keepsAlpha {
-        let scaled = pa * range
-        alphaCode = clamp8(clamp8(scaled + 0 + load(dither.3, x), lowest, highest), zero, maximum) + magic
-        alphaCode = chints_where_at_most8(scaled, half, magic, alphaCode)
-        alphaCode = chints_where_at_most8(nearlyOpaque, scaled, opaqueCode, alphaCode)
-      }
+      let yCode = codes((16 + 219 * luma) * scale + ditherRow(dither.0, x))
+      let cbCode = codes((128 + 224 * (cb - luma) / cbDivisor) * scale + ditherRow(dither.1, x))
+      let crCode = codes((128 + 224 * (cr - luma) / crDivisor) * scale + ditherRow(dither.2, x))
+      let alphaCode =
+        keepsAlpha
+        ? alphaCodes8(clampedAlpha: pa, noise: ditherRow(dither.3, x), offset: 0, range: 1023) : maximum + magic
       // yuva444p10le's planes are Y, U, V, A.
       chints_store_low_halves8(planes.0 + x, yCode)
       chints_store_low_halves8(planes.1 + x, cbCode)
@@ -903,45 +867,19 @@ extension FrameConverter {
     bgra: Bool, dither: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
   ) {
     let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
-    let faint = Lanes(repeating: 1.0 / 4096)
-    let (bgR, bgG, bgB) = (
-      Lanes(repeating: background.x), Lanes(repeating: background.y), Lanes(repeating: background.z)
-    )
     let range = Lanes(repeating: 255), magic = Lanes(repeating: 8_388_608)
-    let (half, nearlyOpaque) = (Lanes(repeating: 0.5), Lanes(repeating: 254.5))
-    let (lowest, highest) = (Lanes(repeating: 1), Lanes(repeating: 254))
-    let opaqueCode = range + magic
-    @inline(__always) func load(_ p: UnsafePointer<Float>, _ x: Int) -> Lanes {
-      UnsafeRawPointer(p + (x & 63)).loadUnaligned(as: Lanes.self)
-    }
     @inline(__always) func codes(_ v: Lanes) -> Lanes { clamp8(v, zero, range) + magic }
     var x = 0
     while x < count {
       let (r, g, b, a) = pixels8(row + x)
-      // `straight` with a black fallback: over the background, or the colour over its alpha.
       let pa = clamp8(a, zero, one)
-      let cr: Lanes, cg: Lanes, cb: Lanes
-      if keepsAlpha {
-        cr = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(r, zero, one) / pa, zero, one))
-        cg = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(g, zero, one) / pa, zero, one))
-        cb = chints_where_at_most8(pa, faint, zero, clamp8(clamp8(b, zero, one) / pa, zero, one))
-      } else {
-        let keep = one - pa
-        (cr, cg, cb) = (
-          clamp8(r, zero, one) + bgR * keep, clamp8(g, zero, one) + bgG * keep, clamp8(b, zero, one) + bgB * keep
-        )
-      }
-      let redCode = codes(cr * 255 + load(dither.0, x))
-      let greenCode = codes(cg * 255 + load(dither.1, x))
-      let blueCode = codes(cb * 255 + load(dither.2, x))
-      // `alphaCodes` of the full range 0...255, or opaque.
-      var alphaCode = opaqueCode
-      if keepsAlpha {
-        let scaled = pa * range
-        alphaCode = clamp8(clamp8(scaled + 0 + load(dither.3, x), lowest, highest), zero, range) + magic
-        alphaCode = chints_where_at_most8(scaled, half, magic, alphaCode)
-        alphaCode = chints_where_at_most8(nearlyOpaque, scaled, opaqueCode, alphaCode)
-      }
+      let (cr, cg, cb) = straightOrBlack8(r, g, b, clampedAlpha: pa, keepsAlpha: keepsAlpha, background: background)
+      let redCode = codes(cr * 255 + ditherRow(dither.0, x))
+      let greenCode = codes(cg * 255 + ditherRow(dither.1, x))
+      let blueCode = codes(cb * 255 + ditherRow(dither.2, x))
+      let alphaCode =
+        keepsAlpha
+        ? alphaCodes8(clampedAlpha: pa, noise: ditherRow(dither.3, x), offset: 0, range: 255) : range + magic
       let (first, third) = bgra ? (blueCode, redCode) : (redCode, blueCode)
       if channels == 4 {
         chints_store_interleaved4(out + 4 * x, first, greenCode, third, alphaCode)
@@ -1158,6 +1096,50 @@ let chromaDitherLines: [Float] = (0..<64).flatMap { (row: Int) -> [Float] in
 @inline(__always) func byteCodes4(_ v: SIMD4<Float>, maximum: SIMD4<Float>) -> SIMD4<UInt8> {
   let shifted = clamp(v, .zero, maximum) + SIMD4<Float>(repeating: 8_388_608)
   return SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(shifted, to: SIMD4<UInt32>.self))
+}
+
+/// `straight` with a black fallback for eight pixels, given their alpha clamped to 0...1: over
+/// `background` (premultiplied), or with alpha kept the colour over its alpha, clamped, and
+/// black where the alpha is at most 1/4096 (`FrameConverter.straight`, lane for lane).
+@_transparent func straightOrBlack8(
+  _ r: Lanes, _ g: Lanes, _ b: Lanes, clampedAlpha pa: Lanes, keepsAlpha: Bool, background: Pixel
+) -> (Lanes, Lanes, Lanes) {
+  let zero = Lanes(repeating: 0), one = Lanes(repeating: 1)
+  guard keepsAlpha else {
+    let keep = one - pa
+    let (bgR, bgG, bgB) = (
+      Lanes(repeating: background.x), Lanes(repeating: background.y), Lanes(repeating: background.z)
+    )
+    return (
+      clamp8(r, zero, one) + bgR * keep, clamp8(g, zero, one) + bgG * keep, clamp8(b, zero, one) + bgB * keep
+    )
+  }
+  let faint = Lanes(repeating: 1.0 / 4096)
+  return (
+    chints_where_at_most8(pa, faint, zero, clamp8(clamp8(r, zero, one) / pa, zero, one)),
+    chints_where_at_most8(pa, faint, zero, clamp8(clamp8(g, zero, one) / pa, zero, one)),
+    chints_where_at_most8(pa, faint, zero, clamp8(clamp8(b, zero, one) / pa, zero, one))
+  )
+}
+
+/// `FrameConverter.alphaCodes` for eight lanes of alpha clamped to 0...1, as codes offset by 2^23
+/// (their low bits are the code: `chints_store_low_bytes8`, `chints_store_low_halves8`).
+@_transparent func alphaCodes8(clampedAlpha pa: Lanes, noise: Lanes, offset: Float, range: Float) -> Lanes {
+  let zero = Lanes(repeating: 0), magic = Lanes(repeating: 8_388_608)
+  let top = offset + range
+  let scaled = pa * Lanes(repeating: range)
+  let codes =
+    clamp8(
+      clamp8(scaled + Lanes(repeating: offset) + noise, Lanes(repeating: offset + 1), Lanes(repeating: top - 1)),
+      zero, Lanes(repeating: top)) + magic
+  let clear = chints_where_at_most8(scaled, Lanes(repeating: 0.5), Lanes(repeating: offset) + magic, codes)
+  return chints_where_at_most8(Lanes(repeating: range - 0.5), scaled, Lanes(repeating: top) + magic, clear)
+}
+
+/// Eight dither entries of a row from column `x` (a multiple of 8) on: `row` holds 64 entries from
+/// column 0 (luma's), or 72 from column 0 on of an offset row, which do not wrap.
+@_transparent func ditherRow(_ row: UnsafePointer<Float>, _ x: Int) -> Lanes {
+  UnsafeRawPointer(row + (x & 63)).loadUnaligned(as: Lanes.self)
 }
 
 /// Eight pixels, one channel a vector (`chints_load_pixels8`'s shuffles).
