@@ -6,7 +6,8 @@ extension RenderJob {
   /// `30:60` meet without sharing a frame). Each frame still draws at its loop time (A + i) / fps;
   /// each output starts a fresh encoder at A and is timed from 0, and carries the range so that
   /// `join` can put the segments back in order (`FrameSegment`).
-  public func segment(_ text: String) throws -> RenderJob {
+  /// With `discarding` (`render --null`) nothing is written, so no output needs to be a file.
+  public func segment(_ text: String, discarding: Bool = false) throws -> RenderJob {
     let expected =
       "A:B, whole frame numbers with 0 <= A < B <= \(frameCount) (the frames in this \(transition == nil ? "loop" : "clip")), B exclusive, or K/N, part K of N equal parts"
     guard fixedTime == nil, outputs.allSatisfy({ $0.format.isAnimated }) else {
@@ -16,7 +17,7 @@ extension RenderJob {
     if outputs.contains(where: { $0.audio != nil }) {
       throw InputError("--frames: a segment cannot carry --audio's sound; expected --levels, or a whole render")
     }
-    if let stdout = outputs.first(where: { $0.path == "-" }) {
+    if !discarding, let stdout = outputs.first(where: { $0.path == "-" }) {
       throw InputError("--frames: '\(stdout.path)' (stdout) cannot be joined; expected a file")
     }
     var job = self

@@ -81,7 +81,11 @@ enum RenderCommand {
     let discard = parsed.has("null")
     // --null converts for the outputs given, or for Y4M when none is: nothing is opened.
     if discard && request.outputs.isEmpty { request.outputs = ["-"] }
-    let job = try request.job(defaultOutputs: defaultOutputs)
+    // A discarded segment (--null --frames A:B) writes nothing to join, so stdout is no obstacle.
+    let frames = discard ? request.frames : nil
+    if discard { request.frames = nil }
+    var job = try request.job(defaultOutputs: defaultOutputs)
+    if let frames { job = try job.segment(frames, discarding: true) }
     for notice in job.notices { stderr.write("Note: \(notice)\n") }  // --quiet is about progress: notes still show
     if parsed.has("no-overwrite"), !discard,
       let existing = (job.outputs + job.posters).first(where: {

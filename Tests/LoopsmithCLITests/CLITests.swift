@@ -39,6 +39,19 @@ import _TestSupport
     ])
     #expect(bare.status == 0, "\(bare.stderr)")
     #expect(bare.stdout.isEmpty)  // no Y4M on stdout: --null without -o writes nothing either
+    // A segment alone, as a bench times one part of a long loop: its frames, nothing written.
+    let part = try runLoopsmith([
+      "render", "color-orbs", "--null", "--frames", "2:5", "--size", "64x112", "--fps", "10", "--duration", "1",
+      "--json", "--quiet",
+    ])
+    #expect(part.status == 0, "\(part.stderr)")
+    #expect(part.stdout.contains("\"frames\" : 3"), "\(part.stdout)")
+    // Without --null, stdout is still no place for a segment.
+    let piped = try runLoopsmith([
+      "render", "color-orbs", "-o", "-", "--frames", "2:5", "--size", "64x112", "--fps", "10", "--duration", "1",
+    ])
+    #expect(piped.status == 2)
+    #expect(piped.stderr.contains("--frames: '-' (stdout) cannot be joined; expected a file"), "\(piped.stderr)")
   }
 
   @Test func aWebMLoopOfTheLoaderKeepsItsAlphaAndPassesCheck() throws {
