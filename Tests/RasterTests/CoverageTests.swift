@@ -179,4 +179,42 @@ func alphas(_ path: Path, width: Int, height: Int, rule: FillRule = .nonZero) ->
     two.addRect(Rect(x: 10, y: 10, width: 1, height: 1))
     #expect(lines(two).rectangle == nil)
   }
+
+  /// What `drawShrunk` draws at a blur's whole shrink: one convex polygon going once around.
+  @Test func onlyOneConvexPolygonGoingOnceAroundIsConvex() {
+    func lines(_ path: Path, _ t: Transform = .identity) -> Polylines {
+      var l = Polylines()
+      path.flatten(transform: t, into: &l)
+      return l
+    }
+    func polygon(_ corners: [Point]) -> Polylines {
+      var l = Polylines()
+      l.addPolygon(corners)
+      return l
+    }
+    let ellipse = Path(ellipseIn: Rect(x: 3, y: 5, width: 400, height: 90))
+    #expect(lines(ellipse).isOneConvexPolygon)
+    #expect(lines(ellipse, .rotation(0.7)).isOneConvexPolygon)
+    #expect(lines(Path(rect: Rect(x: 1, y: 2, width: 3, height: 4))).isOneConvexPolygon)
+    #expect(polygon([Point(0, 0), Point(10, 0), Point(0, 10)]).isOneConvexPolygon)
+    #expect(polygon([Point(0, 0), Point(0, 10), Point(10, 0)]).isOneConvexPolygon)  // the other way round
+    // The first corner repeated at the end (a closed run as flattening may leave it) changes nothing.
+    #expect(polygon([Point(0, 0), Point(10, 0), Point(0, 10), Point(0, 0)]).isOneConvexPolygon)
+    var two = ellipse
+    two.addEllipse(in: Rect(x: 500, y: 5, width: 10, height: 10))
+    #expect(!lines(two).isOneConvexPolygon)  // two subpaths, even apart
+    #expect(!polygon([Point(0, 0), Point(10, 0), Point(10, 10), Point(5, 3), Point(0, 10)]).isOneConvexPolygon)
+    // A pentagram turns the same way at every corner but goes around twice.
+    let star = (0..<5).map { i in
+      let a = Float(i * 2) * 2 * .pi / 5
+      return Point(100 * cos(a), 100 * sin(a))
+    }
+    #expect(!polygon(star).isOneConvexPolygon)
+    #expect(!polygon([Point(0, 0), Point(10, 0), Point(20, 0)]).isOneConvexPolygon)  // flat: straight back
+    #expect(
+      !polygon([Point(0, 0), Point(10, 0), Point(10, 10), Point(10, 20), Point(10, 10), Point(0, 10)])
+        .isOneConvexPolygon)  // a spike
+    #expect(!polygon([Point(0, 0), Point(10, 0)]).isOneConvexPolygon)
+    #expect(!polygon([Point(0, 0), Point(.nan, 0), Point(0, 10)]).isOneConvexPolygon)
+  }
 }

@@ -54,21 +54,24 @@ extension GraphicsContext {
     composite(scratch, applyingFilters: true)
   }
 
-  /// One operation whose only filter is a large blur, drawn straight at a quarter of the blur's
-  /// shrunk scale.
+  /// One operation whose only filter is a large blur, drawn straight at a smaller scale: the
+  /// blur's whole shrink for one convex polygon of one color, `drawnFactor(sigma:)` otherwise.
   ///
   /// The blur of a large sigma works on the operation's pixels shrunk by a power of two, each small
   /// pixel the mean of a square block (`GaussianBlur`). Coverage here is the area inside the path,
   /// so rasterizing the path at 1/n the scale gives the means of n x n blocks directly, for 1/n^2
-  /// of the work: a cloud (sigma 84 px at scale 3, shrunk by 16) is drawn at 1/4 the scale, 1/16
-  /// of its pixels, and the full-size pixels are never drawn, shrunk or read.
+  /// of the work: a cloud (sigma 84 px at scale 3, shrunk by 16; 28 px at scale 1, shrunk by 4)
+  /// is drawn at 1/4 the scale, 1/16 of its pixels, and the full-size pixels are never drawn,
+  /// shrunk or read.
   ///
-  /// Why a quarter of the shrink and not all of it: coverage is the integral of the winding number
-  /// clamped to 1 per pixel, so where subpaths overlap (a cloud's puffs) a pixel partly inside two
-  /// counts the overlap twice. At full size that is an edge pixel's worth; over a 16-pixel block it
-  /// shifted a white cloud by up to 1.8 codes (`ShrunkDrawingTests`). Over 4-pixel blocks it stays
-  /// within a code. A gradient is sampled at block centers rather than averaged over blocks: the
-  /// same for a linear ramp, and under the blur far below a code for a radial one.
+  /// Why not always the whole shrink: coverage is the integral of the winding number clamped to 1
+  /// per pixel, so where subpaths overlap (a cloud's puffs) a pixel partly inside two counts the
+  /// overlap twice. At full size that is an edge pixel's worth; over a 16-pixel block it shifted a
+  /// white cloud by up to 1.8 codes (`ShrunkDrawingTests`). The blur spreads that error over about
+  /// sigma^2 pixels, so what bounds it is the block against sigma: `drawnFactor(sigma:)` keeps
+  /// blocks at most 4 pixels and at most sigma / 7, within half a code on the tests' overlapping
+  /// puffs at every sigma they try. A gradient is sampled at block centers rather than averaged
+  /// over blocks: the same for a linear ramp, and under the blur far below a code for a radial one.
   ///
   /// On a band surface the small pixels are drawn, shrunk and blurred once a frame, by the first
   /// band (`BlurredOnce`), and each band enlarges its own rows of them.
@@ -118,11 +121,14 @@ extension GraphicsContext {
   }
 
   /// The fill drawn small for `drawShrunk`: at 1/factor of the target's pixels over `region`
-  /// (a quarter of the blur's shrink, above), into a pool layer the caller checks in.
+  /// (`drawnFactor(sigma:)`), into a pool layer the caller checks in.
   private func drawSmall(
     _ lines: Polylines, _ shading: Shading, _ rule: FillRule, sigma: Float, region: IntRect
   ) -> (small: Layer, factor: Int) {
-    let factor = max(1, GaussianBlur.shrinkFactor(sigma: sigma) / 4)
+    // One convex polygon of one color has no overlap to count twice: its coverage at the blur's
+    // whole shrink is the block means exactly, so it is drawn there and not shrunk at all.
+    let exact = if case .color = shading { lines.isOneConvexPolygon } else { false }
+    let factor = exact ? GaussianBlur.shrinkFactor(sigma: sigma) : Self.drawnFactor(sigma: sigma)
     let inverse = 1 / Float(factor)  // a power of two: scaling by it is exact
     let dw = (region.width + factor - 1) / factor, dh = (region.height + factor - 1) / factor
     // Target pixels to drawn pixels: the region's corner to (0, 0), then 1/factor.
@@ -374,5 +380,16 @@ extension GraphicsContext {
       blend.blend(layer.row(y - layer.y0) + (region.x - layer.x0), row: y, count: region.width, rowsEnd: region.maxY)
     }
     dest.dirty = dest.dirty.union(region.offsetBy(-dest.x0, -dest.y0))
+  }
+}
+
+extension GraphicsContext {
+  /// The block a fill under a streamed blur of `sigma` pixels is drawn at (`drawShrunk`): a power
+  /// of two dividing the blur's shrink, at most 4 and at most sigma / 7 (a cloud at scale 1,
+  /// sigma 28, is drawn at 1/4; a blur of sigma 6, shrunk by 2, at full size).
+  static func drawnFactor(sigma: Float) -> Int {
+    var factor = min(GaussianBlur.shrinkFactor(sigma: sigma), 4)
+    while factor > 1 && Float(factor) * 7 > sigma { factor /= 2 }
+    return factor
   }
 }

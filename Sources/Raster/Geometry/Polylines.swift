@@ -1,3 +1,5 @@
+import Foundation
+
 /// Flattened subpaths: runs of points joined by straight lines, each open or closed.
 ///
 /// The storage is reused from one drawing operation to the next (`removeAll` keeps capacity),
@@ -61,6 +63,43 @@ public struct Polylines: Sendable {
     let hi = pointwiseMax(pointwiseMax(a, b), pointwiseMax(c, d))
     guard lo.x.isFinite, lo.y.isFinite, hi.x.isFinite, hi.y.isFinite else { return nil }
     return (lo, hi)
+  }
+
+  /// Whether these lines, filled, are one convex polygon going once around: one run (closed by
+  /// the fill) whose corners all turn the same way, the turns adding up to one whole turn. Its fill
+  /// covers every point at most once, under either fill rule, so its coverage over any block of
+  /// pixels is exactly the block's share of its area (`GraphicsContext.drawShrunk`). An ellipse, a
+  /// rectangle or a triangle is one; a path of several subpaths, a star or a polygon that turns
+  /// back is not. Corners that turn back by less than a millionth of their edges (the float
+  /// rounding of a flattened curve) count as straight.
+  public var isOneConvexPolygon: Bool {
+    guard runs.count == 1, runs[0].count >= 3 else { return false }
+    let start = runs[0].start, n = runs[0].count
+    var first: Point? = nil, previous = Point(0, 0)
+    var sign: Float = 0, turning: Float = 0
+    func corner(_ a: Point, _ b: Point) -> Bool {
+      let cross = a.x * b.y - a.y * b.x, dot = a.x * b.x + a.y * b.y
+      let straight = abs(cross) <= 1e-6 * (a.x * a.x + a.y * a.y).squareRoot() * (b.x * b.x + b.y * b.y).squareRoot()
+      if !straight {
+        if sign == 0 { sign = cross > 0 ? 1 : -1 } else if cross * sign < 0 { return false }
+      } else if dot < 0 {
+        return false  // a spike: straight back
+      }
+      turning += atan2(cross, dot)
+      return true
+    }
+    for i in 0..<n {
+      let edge = points[start + (i + 1) % n] - points[start + i]
+      guard edge != Point(0, 0) else { continue }
+      if let _ = first {
+        guard corner(previous, edge) else { return false }
+      } else {
+        first = edge
+      }
+      previous = edge
+    }
+    guard let first, corner(previous, first) else { return false }
+    return abs(abs(turning) - 2 * .pi) < 0.01
   }
 
   /// The farthest a point may lie from the origin, in pixels: coverage is exact in Float and
