@@ -58,6 +58,43 @@ import Testing
     #expect(worst < 0.01)
   }
 
+  /// A tinted alpha blurred alone (`blurTinted`) against all four channels blurred: in white the
+  /// same bits (the same sums in the same order), in a color within float rounding, on a band's
+  /// rows and on all of them, at widths that are and are not whole vectors.
+  @Test(arguments: [(37, 23, 2.5), (64, 40, 4.0), (9, 50, 3.3)])
+  func aTintedAlphaBlursAsItsPixelsDo(width: Int, height: Int, sigma: Float) {
+    var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next() -> Float {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Float(seed >> 40) / Float(1 << 24)
+    }
+    let alpha = (0..<(width * height)).map { i in i % 7 == 0 ? 0 : next() }
+    for tint in [Pixel(1, 1, 1, 1), Pixel(0.3, 0.5, 0.2, 0.6)] {
+      for rows in [0..<height, (height / 3)..<(height / 3 + 5)] {
+        let whole = Image(width: width, height: height), tinted = Image(width: width, height: height)
+        for i in 0..<alpha.count {
+          whole.pixels[i] = tint * alpha[i]
+          tinted.pixels[i] = Pixel(1, 1, 1, 1) * alpha[i]
+        }
+        let blur = GaussianBlur()
+        blur.apply(sigma: sigma, to: whole.pixels, width: width, height: height, rows: rows)
+        blur.blurTinted(tinted.pixels, width: width, height: height, sigma: sigma, rows: rows, tint: tint)
+        var worst: Float = 0
+        for y in rows {
+          for x in 0..<width {
+            let d = whole[x, y] - tinted[x, y]
+            worst = max(worst, abs(d.x), abs(d.y), abs(d.z), abs(d.w))
+          }
+        }
+        if tint == Pixel(1, 1, 1, 1) {
+          #expect(worst == 0, "\(worst)")
+        } else {
+          #expect(worst < 1e-6, "\(worst)")
+        }
+      }
+    }
+  }
+
   @Test func aBlurredOperationSpreadsPastItsShapeAndKeepsItsMass() {
     let image = Image(width: 40, height: 40)
     var ctx = Surface(image: image, scale: 1).context()

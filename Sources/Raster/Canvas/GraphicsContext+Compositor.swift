@@ -80,7 +80,7 @@ extension GraphicsContext {
       drawShrunkBand(lines, shading, rule, sigma: sigma, region: region)
       return
     }
-    let (small, factor) = drawSmall(lines, shading, rule, sigma: sigma, region: region)
+    let (small, factor, tint) = drawSmall(lines, shading, rule, sigma: sigma, region: region)
     defer {
       // The blur may spread the drawn pixels in place, past what was drawn: all of them are dirty.
       small.dirty = small.bounds
@@ -90,7 +90,7 @@ extension GraphicsContext {
     blendBlurredRows(of: region) { rows, columns, blend in
       surface.blur.streamShrunk(
         sigma: sigma, small.pixels, small.width, small.height, drawnFactor: factor, content: small.dirty,
-        width: region.width, rows: rows, columns: columns, onto: blend)
+        tint: tint, width: region.width, rows: rows, columns: columns, onto: blend)
     }
   }
 
@@ -102,13 +102,13 @@ extension GraphicsContext {
       hash: BlurredOnce.hash(lines.points))
     if entry.key != key {
       entry.key = nil
-      let (small, factor) = drawSmall(lines, shading, rule, sigma: sigma, region: region)
+      let (small, factor, tint) = drawSmall(lines, shading, rule, sigma: sigma, region: region)
       defer { surface.checkin(small) }
       entry.isEmpty = small.dirty.isEmpty
       if !entry.isEmpty {
         (entry.width, entry.height) = surface.blur.shrinkAndBlur(
           sigma: sigma, small.pixels, small.width, small.height, drawnFactor: factor, content: small.dirty,
-          into: entry.pixels)
+          tint: tint, into: entry.pixels)
       }
       entry.key = key
     }
@@ -121,10 +121,12 @@ extension GraphicsContext {
   }
 
   /// The fill drawn small for `drawShrunk`: at 1/factor of the target's pixels over `region`
-  /// (`drawnFactor(sigma:)`), into a pool layer the caller checks in.
+  /// (`drawnFactor(sigma:)`), into a pool layer the caller checks in. A fill of one color is
+  /// drawn in opaque white, its coverage, and that color returned as the tint the blur gives
+  /// its blurred coverage (`GaussianBlur.blurTinted`: one channel blurred, not four).
   private func drawSmall(
     _ lines: Polylines, _ shading: Shading, _ rule: FillRule, sigma: Float, region: IntRect
-  ) -> (small: Layer, factor: Int) {
+  ) -> (small: Layer, factor: Int, tint: Pixel?) {
     // One convex polygon of one color has no overlap to count twice: its coverage at the blur's
     // whole shrink is the block means exactly, so it is drawn there and not shrunk at all.
     let exact = if case .color = shading { lines.isOneConvexPolygon } else { false }
@@ -139,9 +141,13 @@ extension GraphicsContext {
     for p in lines.points { surface.shrunkLines.points.append(toSmall.apply(p)) }
     let small = surface.checkout()
     small.reset(x0: 0, y0: 0, width: dw, height: dh)
-    let program = ShadingProgram(shading, transform: toSmall.concatenating(transform))
+    var program = ShadingProgram(shading, transform: toSmall.concatenating(transform))
+    var tint: Pixel? = nil
+    if case .solid(let color) = program.kind {
+      (tint, program) = (color, ShadingProgram(solid: Pixel(1, 1, 1, 1)))
+    }
     rasterize(surface.shrunkLines, program, rule, into: small, origin: (0, 0), opacity: 1, mode: .sourceOver, clip: nil)
-    return (small, factor)
+    return (small, factor, tint)
   }
 
   /// Blends a blur of `region`'s pixels onto the target where it lands (`blendRegion`), with

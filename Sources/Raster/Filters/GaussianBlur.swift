@@ -18,6 +18,8 @@ public final class GaussianBlur: @unchecked Sendable {
   private let columnRuns = Scratch<ColumnRun>()
   private let columnWeight = Scratch<Pixel>()
   private let line = Scratch<Pixel>()
+  private let alphaRows = Scratch<Float>()
+  private let alphaLine = Scratch<Float>()
 
   public init() {}
 
@@ -95,9 +97,11 @@ public final class GaussianBlur: @unchecked Sendable {
   /// 1/drawnFactor the scale is that mean), and only `content` of them may be other than clear.
   /// A caller that draws at the smaller scale never draws the full-size pixels. `pixels` may be
   /// changed (blurred in place when `drawnFactor` is the whole shrink).
+  /// With `tint`, every pixel is that color times its alpha (a solid fill's coverage drawn in
+  /// white): only the alpha is blurred (`blurTinted`).
   func streamShrunk(
     sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, _ dw: Int, _ dh: Int, drawnFactor: Int, content: IntRect,
-    width: Int, rows: Range<Int>, columns: Range<Int>, onto blend: RowBlend
+    tint: Pixel? = nil, width: Int, rows: Range<Int>, columns: Range<Int>, onto blend: RowBlend
   ) {
     precondition(GaussianBlur.streams(sigma: sigma), "a blur of sigma \(sigma) is not streamed")
     let factor = GaussianBlur.shrinkFactor(sigma: sigma)
@@ -112,7 +116,8 @@ public final class GaussianBlur: @unchecked Sendable {
       let area = content.intersection(IntRect(x: 0, y: 0, width: dw, height: dh))
       shrink(pixels, width: dw, area: area, factor: rest, into: shrunk, sw, sh)
     }
-    blurShrunk(sigma: sigma, shrunk, sw, sh, into: shrunk, width: width, rows: rows, columns: columns, blend: blend)
+    blurShrunk(
+      sigma: sigma, shrunk, sw, sh, tint: tint, into: shrunk, width: width, rows: rows, columns: columns, blend: blend)
   }
 
   /// The blurred shadow of `pixels`: `tint` times their alpha, blurred by `sigma` (one that
@@ -135,9 +140,9 @@ public final class GaussianBlur: @unchecked Sendable {
     let sw = (region.width + factor - 1) / factor, sh = (region.height + factor - 1) / factor
     let shrunk = small.reserve(sw * sh)
     shrink(pixels, width: stride, area: content, factor: factor, into: shrunk, sw, sh, origin: (region.x, region.y))
-    for i in 0..<(sw * sh) { shrunk[i] = tint * shrunk[i].w }
     blurShrunk(
-      sigma: sigma, shrunk, sw, sh, into: shrunk, width: region.width, rows: rows, columns: columns, blend: blend)
+      sigma: sigma, shrunk, sw, sh, tint: tint, into: shrunk, width: region.width, rows: rows, columns: columns,
+      blend: blend)
   }
 
   /// `streamShadow`'s first half: the tinted alpha shrunk and blurred whole, into `out`, for
@@ -152,8 +157,7 @@ public final class GaussianBlur: @unchecked Sendable {
     let sw = (region.width + factor - 1) / factor, sh = (region.height + factor - 1) / factor
     let shrunk = out.reserve(max(sw * sh, 1))
     shrink(pixels, width: stride, area: content, factor: factor, into: shrunk, sw, sh, origin: (region.x, region.y))
-    for i in 0..<(sw * sh) { shrunk[i] = tint * shrunk[i].w }
-    blurDirect(shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma), rows: 0..<sh)
+    blurTinted(shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma), rows: 0..<sh, tint: tint)
     return (sw, sh)
   }
 
@@ -171,17 +175,22 @@ public final class GaussianBlur: @unchecked Sendable {
     blurShrunk(sigma: sigma, shrunk, sw, sh, into: pixels, width: width, rows: rows, columns: columns, blend: blend)
   }
 
-  /// The small blur and the re-enlarging, written to `pixels` or blended as `blend` says.
+  /// The small blur and the re-enlarging, written to `pixels` or blended as `blend` says; with
+  /// `tint`, of the small pixels' alpha, tinted (`blurTinted`).
   private func blurShrunk(
-    sigma: Float, _ shrunk: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int,
+    sigma: Float, _ shrunk: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, tint: Pixel? = nil,
     into pixels: UnsafeMutablePointer<Pixel>, width: Int, rows: Range<Int>, columns: Range<Int>, blend: RowBlend?
   ) {
     let factor = GaussianBlur.shrinkFactor(sigma: sigma)
     // Only the small rows the enlarging of `rows` mixes are blurred (a band's): each to the
     // whole small blur's bits.
-    blurDirect(
-      shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma),
-      rows: GaussianBlur.smallRows(rows, factor: factor, sh: sh))
+    let smallRows = GaussianBlur.smallRows(rows, factor: factor, sh: sh)
+    let smallSigma = GaussianBlur.smallSigma(sigma: sigma)
+    if let tint {
+      blurTinted(shrunk, width: sw, height: sh, sigma: smallSigma, rows: smallRows, tint: tint)
+    } else {
+      blurDirect(shrunk, width: sw, height: sh, sigma: smallSigma, rows: smallRows)
+    }
     enlarge(shrunk, sw, sh, factor: factor, into: pixels, width: width, rows: rows, columns: columns, blend: blend)
   }
 
@@ -199,7 +208,7 @@ public final class GaussianBlur: @unchecked Sendable {
   /// frame's bands. Returns the small size.
   func shrinkAndBlur(
     sigma: Float, _ pixels: UnsafeMutablePointer<Pixel>, _ dw: Int, _ dh: Int, drawnFactor: Int, content: IntRect,
-    into out: Scratch<Pixel>
+    tint: Pixel? = nil, into out: Scratch<Pixel>
   ) -> (sw: Int, sh: Int) {
     precondition(GaussianBlur.streams(sigma: sigma), "a blur of sigma \(sigma) is not streamed")
     let factor = GaussianBlur.shrinkFactor(sigma: sigma)
@@ -210,7 +219,11 @@ public final class GaussianBlur: @unchecked Sendable {
     let area = content.intersection(IntRect(x: 0, y: 0, width: dw, height: dh))
     // A factor of one copies (each sum is one pixel, scaled by 1).
     shrink(pixels, width: dw, area: area, factor: rest, into: shrunk, sw, sh)
-    blurDirect(shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma), rows: 0..<sh)
+    if let tint {
+      blurTinted(shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma), rows: 0..<sh, tint: tint)
+    } else {
+      blurDirect(shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma), rows: 0..<sh)
+    }
     return (sw, sh)
   }
 
@@ -375,14 +388,7 @@ public final class GaussianBlur: @unchecked Sendable {
     _ pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, sigma: Float, rows: Range<Int>
   ) {
     guard !rows.isEmpty else { return }
-    let radius = max(1, Int((3 * sigma).rounded(.up)))
-    let w = weights.reserve(radius + 1)
-    var total: Float = 0
-    for k in 0...radius {
-      w[k] = exp(-Float(k * k) / (2 * sigma * sigma))
-      total += k == 0 ? w[k] : 2 * w[k]
-    }
-    for k in 0...radius { w[k] /= total }  // the kernel to 3 sigma sums to 1
+    let (radius, w) = kernel(sigma: sigma)
     // The rows the vertical pass reads; scratch holds them from its row 0.
     let read = max(rows.lowerBound - radius, 0)..<min(rows.upperBound + radius, height)
     let scratch = self.scratch.reserve(width * read.count) - read.lowerBound * width
@@ -463,6 +469,82 @@ public final class GaussianBlur: @unchecked Sendable {
           dst.storeBytes(of: sum, toByteOffset: 16 * x, as: Pixel.self)
         }
       }
+    }
+  }
+
+  /// The direct kernel of `sigma`: its radius (3 sigma, at least 1) and its weights from the
+  /// center out, `radius + 1` of them, summing to 1 over both sides.
+  private func kernel(sigma: Float) -> (radius: Int, weights: UnsafeMutablePointer<Float>) {
+    let radius = max(1, Int((3 * sigma).rounded(.up)))
+    let w = weights.reserve(radius + 1)
+    var total: Float = 0
+    for k in 0...radius {
+      w[k] = exp(-Float(k * k) / (2 * sigma * sigma))
+      total += k == 0 ? w[k] : 2 * w[k]
+    }
+    for k in 0...radius { w[k] /= total }  // the kernel to 3 sigma sums to 1
+    return (radius, w)
+  }
+
+  /// `blurDirect` of pixels that are all `tint` times their alpha (a solid color's coverage, a
+  /// shadow's tinted alpha): only the alpha is blurred, eight pixels a vector instead of two, and
+  /// each blurred alpha tinted as it is written back to rows `rows` (the alpha is read from every
+  /// pixel the blur of those rows reaches, as `blurDirect` reads them). The same sums as
+  /// `blurDirect`'s alpha channel, in the same order; the color channels differ from blurring
+  /// them by float rounding only (tinting is linear: `ShrunkDrawingTests`, `ShadowTests`).
+  func blurTinted(
+    _ pixels: UnsafeMutablePointer<Pixel>, width: Int, height: Int, sigma: Float, rows: Range<Int>, tint: Pixel
+  ) {
+    guard !rows.isEmpty, width > 0 else { return }
+    let (radius, w) = kernel(sigma: sigma)
+    let read = max(rows.lowerBound - radius, 0)..<min(rows.upperBound + radius, height)
+    // Rows of the horizontal pass, `stride` floats each (whole vectors), from `read`'s first.
+    let stride = (width + 7) & ~7
+    let blurred = alphaRows.reserve(stride * read.count) - read.lowerBound * stride
+    // One row's alpha with `radius` zeros before it and after its whole vectors: taps past its
+    // ends add zero, as `blurDirect`'s padded row does.
+    let padded = alphaLine.reserve(stride + 2 * radius)
+    padded.update(repeating: 0, count: stride + 2 * radius)
+    let line = UnsafeRawPointer(padded)
+    for y in read {
+      let row = pixels + y * width
+      for x in 0..<width { padded[radius + x] = row[x].w }
+      let out = UnsafeMutableRawPointer(blurred + y * stride)
+      var x = 0
+      while x < stride {
+        @inline(__always) func at(_ i: Int) -> Lanes {
+          line.loadUnaligned(fromByteOffset: 4 &* (radius &+ i), as: Lanes.self)
+        }
+        var sum = at(x) * Lanes(repeating: w[0])
+        for k in 1...radius {
+          let wk = Lanes(repeating: w[k])
+          sum += at(x &- k) * wk
+          sum += at(x &+ k) * wk
+        }
+        out.storeBytes(of: sum, toByteOffset: 4 &* x, as: Lanes.self)
+        x &+= 8
+      }
+    }
+    let column = UnsafeMutablePointer<Float>.allocate(capacity: stride)
+    defer { column.deallocate() }
+    for y in rows {
+      let center = UnsafeRawPointer(blurred + y * stride)
+      let (ups, downs) = (min(radius, y), min(radius, height - 1 - y))
+      let rowBytes = 4 * stride
+      var f = 0
+      while f < stride {
+        let o = 4 &* f
+        var sum = center.loadUnaligned(fromByteOffset: o, as: Lanes.self) * Lanes(repeating: w[0])
+        for k in 1...radius {
+          let wk = Lanes(repeating: w[k])
+          if k <= ups { sum += center.loadUnaligned(fromByteOffset: o &- k &* rowBytes, as: Lanes.self) * wk }
+          if k <= downs { sum += center.loadUnaligned(fromByteOffset: o &+ k &* rowBytes, as: Lanes.self) * wk }
+        }
+        UnsafeMutableRawPointer(column).storeBytes(of: sum, toByteOffset: o, as: Lanes.self)
+        f &+= 8
+      }
+      let row = pixels + y * width
+      for x in 0..<width { row[x] = tint * column[x] }
     }
   }
 

@@ -84,6 +84,12 @@ struct ShadingProgram {
     }
   }
 
+  /// One premultiplied color everywhere.
+  init(solid: Pixel) {
+    kind = .solid(solid)
+    table = []
+  }
+
   /// Whether every color it paints is opaque.
   var isOpaque: Bool {
     switch kind {
