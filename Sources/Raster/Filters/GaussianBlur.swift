@@ -20,6 +20,7 @@ public final class GaussianBlur: @unchecked Sendable {
   private let line = Scratch<Pixel>()
   private let alphaRows = Scratch<Float>()
   private let alphaLine = Scratch<Float>()
+  private let alphaColumn = Scratch<Float>()
 
   public init() {}
 
@@ -525,8 +526,7 @@ public final class GaussianBlur: @unchecked Sendable {
         x &+= 8
       }
     }
-    let column = UnsafeMutablePointer<Float>.allocate(capacity: stride)
-    defer { column.deallocate() }
+    let column = alphaColumn.reserve(stride)
     for y in rows {
       let center = UnsafeRawPointer(blurred + y * stride)
       let (ups, downs) = (min(radius, y), min(radius, height - 1 - y))

@@ -91,10 +91,10 @@ public struct Polylines: Sendable {
     for i in 0..<n {
       let edge = points[start + (i + 1) % n] - points[start + i]
       guard edge != Point(0, 0) else { continue }
-      if let _ = first {
-        guard corner(previous, edge) else { return false }
-      } else {
+      if first == nil {
         first = edge
+      } else if !corner(previous, edge) {
+        return false
       }
       previous = edge
     }
