@@ -251,6 +251,17 @@ public final class GaussianBlur: @unchecked Sendable {
     into dst: UnsafeMutablePointer<Pixel>, _ sw: Int, _ sh: Int, origin: (x: Int, y: Int) = (0, 0)
   ) {
     dst.update(repeating: .zero, count: sw * sh)
+    if factor == 1 {
+      // Each block is one pixel: its sum, as the loop below makes it (`0 + pixel`, which only
+      // turns -0 into 0), without a division a pixel or a scaling pass (a fill drawn at the
+      // blur's whole shrink, `GraphicsContext.drawShrunk`).
+      guard !area.isEmpty else { return }
+      for y in area.y..<area.maxY {
+        let row = src + y * width, out = dst + (y - origin.y) * sw - origin.x
+        for x in area.x..<area.maxX { out[x] = Pixel.zero + row[x] }
+      }
+      return
+    }
     for y in area.y..<area.maxY {
       let row = src + y * width
       let out = dst + ((y - origin.y) / factor) * sw
