@@ -227,6 +227,47 @@ import Testing
   }
 }
 
+/// A group of source-over fills drawn straight where its layer would composite plainly, and
+/// through the layer where it fades (`drawSourceOverLayer`).
+@Suite struct SourceOverGroupTests {
+  func render(opacity: Double, straight: Bool) -> Image {
+    let surface = Surface(image: Image(width: 160, height: 120), scale: 1)
+    var context = surface.context()
+    context.fill(
+      Path(rect: Rect(x: 0, y: 0, width: 160, height: 120)),
+      with: .linearGradient(
+        Gradient(colors: [Color(red: 0.1, green: 0.2, blue: 0.5), Color(red: 0.6, green: 0.7, blue: 0.9)]),
+        start: Point(0, 0), end: Point(0, 120)))
+    context.opacity = opacity
+    let content: (inout GraphicsContext) -> Void = { group in
+      group.addFilter(.blur(radius: 9))
+      for i in 0..<3 {
+        var puffs = Path()
+        puffs.addEllipse(in: Rect(x: 10 + Double(i) * 35, y: 20 + Double(i) * 15, width: 70, height: 30))
+        puffs.addEllipse(in: Rect(x: 40 + Double(i) * 35, y: 30 + Double(i) * 15, width: 60, height: 26))
+        group.fill(puffs, with: .color(Color(red: 0.9, green: 0.92, blue: 0.95).opacity(0.6)))
+      }
+    }
+    if straight { context.drawSourceOverLayer(content) } else { context.drawLayer(content) }
+    return surface.image
+  }
+
+  @Test func aSourceOverGroupDrawsStraight() {
+    let (layered, straight) = (render(opacity: 1, straight: false), render(opacity: 1, straight: true))
+    var worst: Float = 0, moved = 0
+    for i in 0..<layered.count {
+      let d = layered.pixels[i] - straight.pixels[i]
+      worst = max(worst, abs(d.x), abs(d.y), abs(d.z), abs(d.w))
+      if d != .zero { moved += 1 }
+    }
+    #expect(worst * 255 < 0.01, "\(worst * 255) codes")
+    #expect(moved > 0)  // drawn another way: not the layer's bits
+    // Faded, the group keeps its layer: the same bits as drawLayer.
+    let (a, b) = (render(opacity: 0.5, straight: false), render(opacity: 0.5, straight: true))
+    #expect((0..<a.count).allSatisfy { a.pixels[$0] == b.pixels[$0] })
+  }
+}
+
 /// A layer's shadow: its alpha, tinted and blurred, under it. Large ones are made from the
 /// alpha shrunk, without a full-size tinted copy; both sizes must match an exact Gaussian.
 @Suite struct ShadowTests {

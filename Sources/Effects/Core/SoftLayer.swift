@@ -8,7 +8,9 @@ extension GraphicsContext {
   /// frame 0 again for a layer whose rates the plan left alone.
   ///
   /// With `isolated`, a single moment is drawn through a layer too, as a canvas faded as a whole
-  /// needs (docs/SWIFTUI-SEMANTICS.md, View modifiers); a crossfade always is.
+  /// needs (docs/SWIFTUI-SEMANTICS.md, View modifiers); a crossfade always is. Isolated content
+  /// must draw with source-over only: where nothing fades the group, it is drawn straight
+  /// (`drawSourceOverLayer`).
   public func drawSoftLayer(
     _ layer: String, clock: Clock, isolated: Bool = false, _ content: (inout GraphicsContext, Clock) -> Void
   ) {
@@ -16,7 +18,7 @@ extension GraphicsContext {
     if samples.count > 1 {
       drawBlended(weights: samples.map(\.weight)) { i, context in content(&context, samples[i].clock) }
     } else if isolated {
-      drawLayer { content(&$0, samples[0].clock) }
+      drawSourceOverLayer { content(&$0, samples[0].clock) }
     } else {
       var context = self
       content(&context, samples[0].clock)

@@ -186,6 +186,22 @@ public struct GraphicsContext {
     drawInLayer(rows: rows, content)
   }
 
+  /// `drawLayer` of content that draws with source-over only (fills and strokes at their own
+  /// opacity, each with its own filters, no other blend mode, no layer of its own): where this
+  /// context composites plainly (no filter, clip or opacity, source-over), the layer over the
+  /// target is its operations over the target one by one, since source-over is associative, so
+  /// they are drawn straight onto the target, with no layer to clear, fill and blend. The same to
+  /// float rounding (a code at most, on few pixels: `aSourceOverGroupDrawsStraight`). A faded
+  /// weather canvas (clouds, fog) keeps its layer: its opacity applies to the group as a whole.
+  public func drawSourceOverLayer(_ content: (inout GraphicsContext) -> Void) {
+    guard filters.isEmpty && clipMask == nil && opacity == 1 && blendMode == .sourceOver else {
+      drawLayer(content)
+      return
+    }
+    var inner = GraphicsContext(surface: surface, target: target, transform: transform)
+    content(&inner)
+  }
+
   /// `content` drawn into a pool layer of the target's size that stores `rows` (nil: all of
   /// them), composited with this context's filters.
   private func drawInLayer(rows: Range<Int>?, _ content: (inout GraphicsContext) -> Void) {
