@@ -185,14 +185,22 @@ public final class GaussianBlur: @unchecked Sendable {
     let factor = GaussianBlur.shrinkFactor(sigma: sigma)
     // Only the small rows the enlarging of `rows` mixes are blurred (a band's): each to the
     // whole small blur's bits.
-    let smallRows = GaussianBlur.smallRows(rows, factor: factor, sh: sh)
-    let smallSigma = GaussianBlur.smallSigma(sigma: sigma)
-    if let tint {
-      blurTinted(shrunk, width: sw, height: sh, sigma: smallSigma, rows: smallRows, tint: tint)
-    } else {
-      blurDirect(shrunk, width: sw, height: sh, sigma: smallSigma, rows: smallRows)
-    }
+    blurSmall(
+      shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma),
+      rows: GaussianBlur.smallRows(rows, factor: factor, sh: sh), tint: tint)
     enlarge(shrunk, sw, sh, factor: factor, into: pixels, width: width, rows: rows, columns: columns, blend: blend)
+  }
+
+  /// The small blur of shrunk pixels: of their alpha alone, tinted, when they are all `tint`
+  /// times their alpha (`blurTinted`), else of every channel (`blurDirect`).
+  private func blurSmall(
+    _ shrunk: UnsafeMutablePointer<Pixel>, width: Int, height: Int, sigma: Float, rows: Range<Int>, tint: Pixel?
+  ) {
+    if let tint {
+      blurTinted(shrunk, width: width, height: height, sigma: sigma, rows: rows, tint: tint)
+    } else {
+      blurDirect(shrunk, width: width, height: height, sigma: sigma, rows: rows)
+    }
   }
 
   /// The small rows the enlarging of `rows` mixes (`enlarge`), of `sh`.
@@ -220,11 +228,7 @@ public final class GaussianBlur: @unchecked Sendable {
     let area = content.intersection(IntRect(x: 0, y: 0, width: dw, height: dh))
     // A factor of one copies (each sum is one pixel, scaled by 1).
     shrink(pixels, width: dw, area: area, factor: rest, into: shrunk, sw, sh)
-    if let tint {
-      blurTinted(shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma), rows: 0..<sh, tint: tint)
-    } else {
-      blurDirect(shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma), rows: 0..<sh)
-    }
+    blurSmall(shrunk, width: sw, height: sh, sigma: GaussianBlur.smallSigma(sigma: sigma), rows: 0..<sh, tint: tint)
     return (sw, sh)
   }
 
