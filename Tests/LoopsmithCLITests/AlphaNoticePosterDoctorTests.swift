@@ -109,7 +109,8 @@ import _TestSupport
   @Test func badPostersAreRefusedBeforeAnyWork() throws {
     let dir = TemporaryDirectory()
     for (output, poster, words) in [
-      ("v.mp4", "p.gif", "expected a file name ending in .png, .jpg (.jpeg) or .webp"), ("v.webp", "v.webp", "also an output"),
+      ("v.mp4", "p.gif", "expected a file name ending in .png, .jpg (.jpeg) or .webp"),
+      ("v.webp", "v.webp", "also an output"),
     ] {
       let r = try runLoopsmith(
         ["render", "color-orbs", "-o", dir.path(output), "--poster=\(dir.path(poster))"] + Self.small)
@@ -136,12 +137,7 @@ import _TestSupport
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/pkg-config")
     p.arguments = ["--modversion", library]
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    try p.run()
-    let out = String(decoding: readToEnd(pipe.fileHandleForReading), as: UTF8.self)
-    p.waitUntilExit()
-    return out.trimmingCharacters(in: .whitespacesAndNewlines)
+    return try runToEnd(p).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   @Test func doctorJSONListsWhatTheBuildHas() throws {

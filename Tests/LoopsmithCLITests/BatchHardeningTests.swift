@@ -269,7 +269,7 @@ import _TestSupport
     }
     defer { for p in processes where p.isRunning { kill(p.processIdentifier, SIGKILL) } }
     for p in processes { try p.run() }
-    for p in processes { p.waitUntilExit() }
+    for p in processes { try waitForExit(p) }
     #expect(processes.allSatisfy { $0.terminationStatus == 0 })
     let rows = try BatchCLITests.manifest(out)
     #expect(
@@ -333,7 +333,7 @@ import _TestSupport
     let out = dir.path("out")
     let killed = try Self.startLongBatch(dir, out: out)
     kill(killed.processIdentifier, SIGKILL)
-    killed.waitUntilExit()
+    try waitForExit(killed)
     let stale = Self.files(out).filter { $0.hasSuffix(".loopsmith-tmp") }
     #expect(stale.count == 1 && stale[0].hasPrefix(".long.y4m.\(killed.processIdentifier)-"), "\(stale)")
     // A live process's temporary in the same folder (this test's own pid) must stay.
@@ -354,7 +354,7 @@ import _TestSupport
     defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
     usleep(200_000)
     kill(p.processIdentifier, signal)
-    p.waitUntilExit()
+    try waitForExit(p)
     #expect(p.terminationReason == .exit && p.terminationStatus == status)
     #expect(Self.files(out) == [".loopsmith-lock", "manifest.json"], "\(Self.files(out))")
     #expect(BatchCLITests.statuses(try BatchCLITests.manifest(out)) == ["long/long.y4m": "failed"])

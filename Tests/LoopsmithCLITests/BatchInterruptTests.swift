@@ -32,7 +32,7 @@ import _TestSupport
     }
     usleep(500_000)
     kill(process.processIdentifier, SIGINT)
-    process.waitUntilExit()
+    try waitForExit(process)
     #expect(process.terminationStatus == 130)
 
     let data = try Data(contentsOf: URL(fileURLWithPath: "\(out)/manifest.json"))

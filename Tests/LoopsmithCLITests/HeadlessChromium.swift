@@ -35,7 +35,7 @@ enum HeadlessChromium {
     try process.run()
     defer {
       if process.isRunning { process.terminate() }
-      process.waitUntilExit()
+      try? waitForExit(process, seconds: 20)
     }
     // Read on another thread, so a browser that hangs is stopped after `timeout`.
     let done = DispatchSemaphore(value: 0)

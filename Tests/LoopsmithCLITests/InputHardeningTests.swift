@@ -12,7 +12,7 @@ import _TestSupport
     wavBytes(samples: (0..<samples).map { Int16(truncatingIfNeeded: ($0 * 37) % 2000 + 64535) }, rate: rate)
   }
 
-  /// Runs the binary, killing it (by its pid) if it has not ended within `seconds`: a FIFO that
+  /// Runs the binary, stopping it (by its pid) if it has not ended within `seconds`: a FIFO that
   /// hangs a run must fail the test, not the suite.
   static func run(
     _ arguments: [String], in directory: URL, seconds: Double = 180
@@ -25,24 +25,12 @@ import _TestSupport
     process.standardError = err
     process.standardOutput = FileHandle.nullDevice
     try process.run()
-    let pid = process.processIdentifier
-    let timedOut = LockedFlag()
-    let watchdog = DispatchWorkItem {
-      timedOut.set()
-      kill(pid, SIGKILL)
+    do {
+      let r = try collect(process, stdout: nil, stderr: err, seconds: seconds)
+      return (r.status, r.stderr, false)
+    } catch let error as ChildTimedOut {
+      return (-1, error.stderrTail, true)
     }
-    DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
-    let data = readToEnd(err.fileHandleForReading)
-    process.waitUntilExit()
-    watchdog.cancel()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self), timedOut.value)
-  }
-
-  final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var flag = false
-    func set() { lock.withLock { flag = true } }
-    var value: Bool { lock.withLock { flag } }
   }
 
   static func expectOneLine(

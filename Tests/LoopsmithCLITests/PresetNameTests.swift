@@ -50,13 +50,9 @@ import _TestSupport
     p.executableURL = URL(fileURLWithPath: "\(prefix)/bin/loopsmith")
     p.arguments = ["render", "installed", "-o", "i.png"] + Self.tiny
     p.currentDirectoryURL = URL(fileURLWithPath: work)
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = FileHandle.nullDevice
-    try p.run()
-    let text = String(decoding: readToEnd(out.fileHandleForReading), as: UTF8.self)
-    p.waitUntilExit()
-    #expect(p.terminationStatus == 0)
+    let r = try runToEnd(p)
+    let text = r.stdout
+    #expect(r.status == 0, "\(r.stderr)")
     #expect(text.contains("\"effect\" : \"voice-orb\""), "\(text)")
   }
 

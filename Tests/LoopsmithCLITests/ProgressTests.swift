@@ -82,9 +82,8 @@ import _TestSupport
     p.standardOutput = out
     p.standardInput = FileHandle.nullDevice
     try p.run()
-    let data = readToEnd(out.fileHandleForReading)
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    let r = try collect(p, stdout: out, stderr: nil)
+    return (r.status, r.stdout)
   }
 
   /// Runs `command` on a terminal as `onTerminal` does and types Ctrl-C once its output holds
@@ -100,17 +99,14 @@ import _TestSupport
     p.standardInput = keys
     try p.run()
     defer { try? keys.fileHandleForWriting.close() }
-    var data = Data()
     var typed = false
-    while let chunk = readSome(out.fileHandleForReading), !chunk.isEmpty {
-      data.append(chunk)
+    let r = try collect(p, stdout: out, stderr: nil) { data in
       if !typed, String(decoding: data, as: UTF8.self).contains(marker) {
         keys.fileHandleForWriting.write(Data([0x03]))
         typed = true
       }
     }
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    return (r.status, r.stdout)
   }
 
   /// What a terminal shows of a line written with `\r` and erase-line: the text after the last.

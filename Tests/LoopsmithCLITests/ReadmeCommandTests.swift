@@ -326,8 +326,6 @@ import _TestSupport
     return words
   }
 
-  final class DataBox: @unchecked Sendable { var data = Data() }  // written by one thread, read after it is done
-
   struct Shell {
     var status: Int32
     var stdout: String
@@ -350,21 +348,8 @@ import _TestSupport
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    // Both pipes drain at once, so a chatty command cannot fill one and block.
-    let errBox = DataBox()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-      errBox.data = readToEnd(err.fileHandleForReading)
-      group.leave()
-    }
-    let outData = readToEnd(out.fileHandleForReading)
-    group.wait()
-    let errData = errBox.data
-    process.waitUntilExit()
-    return Shell(
-      status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-      stderr: String(decoding: errData, as: UTF8.self))
+    let r = try collect(process, stdout: out, stderr: err)
+    return Shell(status: r.status, stdout: r.stdout, stderr: r.stderr)
   }
 
   /// Each regular file under `directory` with its size and modification time, `.bin` left out.

@@ -434,12 +434,11 @@ import _TestSupport
     usleep(300_000)
     let sent = Date()
     kill(process.processIdentifier, signal)
-    let errData = readToEnd(err.fileHandleForReading)
-    process.waitUntilExit()
+    let errText = try collect(process, stdout: nil, stderr: err).stderr
     let took = Date().timeIntervalSince(sent)
     #expect(process.terminationReason == .exit)
     #expect(process.terminationStatus == status)
-    #expect(String(decoding: errData, as: UTF8.self) == message)
+    #expect(errText == message)
     #expect(took < 5, "took \(took) s to stop")
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path) == ["loop.mp4"])
     #expect(try String(contentsOfFile: out, encoding: .utf8) == "old")
@@ -496,12 +495,10 @@ import _TestSupport
     process.standardOutput = out
     process.standardError = err
     do { try process.run() } catch { return Finished(status: -1, stdout: "", stderr: "\(error)") }
-    let o = readToEnd(out.fileHandleForReading)
-    let e = readToEnd(err.fileHandleForReading)
-    process.waitUntilExit()
-    return Finished(
-      status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-      stderr: String(decoding: e, as: UTF8.self))
+    do {
+      let r = try collect(process, stdout: out, stderr: err)
+      return Finished(status: r.status, stdout: r.stdout, stderr: r.stderr)
+    } catch { return Finished(status: -1, stdout: "", stderr: "\(error)") }
   }
 
   func run(_ command: [String], in directory: URL? = nil) throws -> Finished { Self.run(command, in: directory) }

@@ -16,9 +16,11 @@ public func loopsmithBinary() -> URL {
 }
 
 /// Runs the real binary with `arguments`, waiting for it, and returns its status and output.
-/// `environment` adds to (or, with a value of "", removes from) this process's environment.
+/// `environment` adds to (or, with a value of "", removes from) this process's environment. A run
+/// still going after `seconds` is stopped and throws `ChildTimedOut` (see `runToEnd`).
 public func runLoopsmith(
-  _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+  _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+  seconds: Double = childDeadline
 ) throws -> RunResult {
   let process = Process()
   process.executableURL = loopsmithBinary()
@@ -29,17 +31,7 @@ public func runLoopsmith(
     process.environment = env
   }
   if let directory { process.currentDirectoryURL = directory }
-  let out = Pipe(), err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  // Read both pipes before waiting, so a chatty process cannot fill one and block.
-  let outData = readToEnd(out.fileHandleForReading)
-  let errData = readToEnd(err.fileHandleForReading)
-  process.waitUntilExit()
-  return RunResult(
-    status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-    stderr: String(decoding: errData, as: UTF8.self))
+  return try runToEnd(process, seconds: seconds)
 }
 
 /// What a command's help (`loopsmith help NAME`, `NAME --help`) lacks: its `usage` text, and a line
