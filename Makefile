@@ -54,10 +54,13 @@ demo: build
 	$(LOOPSMITH) render color-orbs --time 0 -o renders/color-orbs.png
 	@echo "demo: wrote renders/color-orbs.mp4 and renders/color-orbs.png"
 
-## test: set up, then the whole test suite (the end-to-end tests use the debug binary they build)
+## test: set up, then the whole test suite (the end-to-end tests use the debug binary they build).
+## A suite still running after TEST_MINUTES is stopped with the tests that never finished and the
+## backtraces of its threads (Tests/run-suite.sh); a child a test waits on has its own deadline.
+TEST_MINUTES ?= 45
 test: deps browser
 	$(SWIFT) build --build-tests
-	SWIFT_BACKTRACE=$${SWIFT_BACKTRACE:-enable=yes,preset=full,interactive=no} $(SWIFT) test --skip-build
+	SWIFT_BACKTRACE=$${SWIFT_BACKTRACE:-enable=yes,preset=full,interactive=no} Tests/run-suite.sh $(TEST_MINUTES) $(SWIFT) test --skip-build
 
 ## renders: every preset in presets/ into RENDERS_OUT (renders/; skipping what is up to date), with a
 ## gallery. RENDERS_FLAGS adds batch options: RENDERS_FLAGS='--size 32x56 --fps 4' RENDERS_OUT=/tmp/r

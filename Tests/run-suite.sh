@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs the test suite (the command after MINUTES) with a deadline, as `make test` does: a suite
+# still running after MINUTES minutes is stopped, and what was hanging is printed instead of a CI
+# job that only times out. On the deadline it prints the tests that started and never finished,
+# sends SIGTRAP to every process of the run's session (Swift's backtracer, which `make test` enables, prints
+# every thread of the test process and of any loopsmith child it was waiting for), then SIGKILL,
+# and exits 1. Otherwise it exits with the suite's own status.
+#
+#   Tests/run-suite.sh MINUTES swift test --skip-build
+set -uo pipefail
+minutes=${1:?usage: Tests/run-suite.sh MINUTES COMMAND...}
+shift
+[[ $minutes =~ ^[1-9][0-9]*$ ]] || { echo "run-suite: MINUTES: '$minutes' is not a whole number of minutes" >&2; exit 2; }
+
+log=$(mktemp "${TMPDIR:-/tmp}/loopsmith-suite.XXXXXX")
+trap 'rm -f "$log"' EXIT
+# Its own session, whose id is the pid: the whole run (swift test, the test process it puts in a
+# process group of its own, and their children) is stopped by that session id, never by a name.
+setsid "$@" >"$log" 2>&1 </dev/null &
+pid=$!
+tail -n +1 -f --pid="$pid" "$log" &
+tailer=$!
+stop() {
+  pkill -KILL -s "$pid" 2>/dev/null
+  wait "$tailer" 2>/dev/null
+}
+trap 'stop; rm -f "$log"; exit 130' INT TERM HUP
+
+deadline=$((SECONDS + minutes * 60))
+while kill -0 "$pid" 2>/dev/null; do
+  if ((SECONDS >= deadline)); then
+    sleep 1
+    echo "run-suite: the suite was still running after $minutes min; these tests started and never finished:"
+    started=$(sed -nE 's/^◇ Test (.*) started\.$/\1/p' "$log" | grep -vE '^(run|case passing .*)$' | sort -u)
+    finished=$(sed -nE 's/^[✔✘] Test (.*) (passed|failed).*$/\1/p' "$log" | sort -u)
+    comm -23 <(printf '%s\n' "$started") <(printf '%s\n' "$finished") | sed 's/^/  /'
+    echo "run-suite: sending SIGTRAP to session $pid for the backtraces of its threads"
+    pkill -TRAP -s "$pid" 2>/dev/null
+    for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+    stop
+    echo "run-suite: stopped the suite after $minutes min" >&2
+    exit 1
+  fi
+  sleep 2
+done
+wait "$pid"
+status=$?
+wait "$tailer" 2>/dev/null
+exit "$status"
