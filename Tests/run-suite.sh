@@ -16,7 +16,12 @@ log=$(mktemp "${TMPDIR:-/tmp}/loopsmith-suite.XXXXXX")
 trap 'rm -f "$log"' EXIT
 # Its own session, whose id is the pid: the whole run (swift test, the test process it puts in a
 # process group of its own, and their children) is stopped by that session id, never by a name.
-setsid "$@" >"$log" 2>&1 </dev/null &
+# At SCHED_OTHER whatever policy the caller runs on: under SCHED_FIFO a thread that spins (a
+# browser's main thread, a waiting test) keeps its core from every other thread of equal priority,
+# the watchdogs that would stop it among them. Lowering a policy needs no privilege.
+sched=()
+if command -v chrt >/dev/null; then sched=(chrt --other 0); fi
+setsid "${sched[@]}" "$@" >"$log" 2>&1 </dev/null &
 pid=$!
 tail -n +1 -f --pid="$pid" "$log" &
 tailer=$!
