@@ -25,8 +25,21 @@ setsid "${sched[@]}" "$@" >"$log" 2>&1 </dev/null &
 pid=$!
 tail -n +1 -f --pid="$pid" "$log" &
 tailer=$!
+# Sends signal $1 to every process of the run's session (read from /proc: procps's pkill is not
+# on every Debian image).
+signal_session() {
+  local f line rest pid_
+  for f in /proc/[0-9]*/stat; do
+    read -r line <"$f" 2>/dev/null || continue
+    rest=${line##*) }  # after the command name, which may hold spaces and parentheses
+    read -r _ _ _ session _ <<<"$rest"
+    pid_=${f#/proc/}
+    [[ $session == "$pid" ]] && kill "-$1" "${pid_%/stat}" 2>/dev/null
+  done
+  return 0
+}
 stop() {
-  pkill -KILL -s "$pid" 2>/dev/null
+  signal_session KILL
   wait "$tailer" 2>/dev/null
 }
 trap 'stop; rm -f "$log"; exit 130' INT TERM HUP
@@ -40,7 +53,7 @@ while kill -0 "$pid" 2>/dev/null; do
     finished=$(sed -nE 's/^[✔✘] Test (.*) (passed|failed).*$/\1/p' "$log" | sort -u)
     comm -23 <(printf '%s\n' "$started") <(printf '%s\n' "$finished") | sed 's/^/  /'
     echo "run-suite: sending SIGTRAP to session $pid for the backtraces of its threads"
-    pkill -TRAP -s "$pid" 2>/dev/null
+    signal_session TRAP
     for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
     stop
     echo "run-suite: stopped the suite after $minutes min" >&2
