@@ -164,3 +164,15 @@ import _TestSupport
     #expect(files(in: folder.url.path).isEmpty)
   }
 }
+
+/// The x265 parameters of frames one 64-pixel CTU wide or narrower (Encoder.narrowFrameParameters,
+/// docs/ENCODING.md, Determinism): two CTUs across where the sizes allow, no cu-tree below 64.
+@Test func narrowHEVCFramesGetSmallerCTUsAndNoCuTree() {
+  #expect(Encoder.narrowFrameParameters(width: 16) == ":ctu=16:cutree=0")
+  #expect(Encoder.narrowFrameParameters(width: 32) == ":ctu=16:cutree=0")
+  #expect(Encoder.narrowFrameParameters(width: 34) == ":ctu=32:cutree=0")
+  #expect(Encoder.narrowFrameParameters(width: 62) == ":ctu=32:cutree=0")
+  #expect(Encoder.narrowFrameParameters(width: 64) == ":ctu=32")
+  #expect(Encoder.narrowFrameParameters(width: 66) == "")
+  #expect(Encoder.narrowFrameParameters(width: 1080) == "")
+}

@@ -198,6 +198,21 @@ final class Encoder {
     return rampZones(frameCount: n, top: 4, ramp: min(12, n / 8))
   }
 
+  /// x265 parameters for a frame at most one 64-pixel CTU wide, "" for a wider one
+  /// (docs/ENCODING.md, Determinism). libx265 3.5 reads memory it never wrote when the picture is
+  /// one CTU wide, so the bytes of an encode depended on what the process had done before (a
+  /// batch's third file of three equal presets differed; the encoded-loop test failed now and
+  /// then): the largest CTU that leaves at least two across (32 up to 64 pixels, 16 up to 32)
+  /// makes them repeat. And below 64 pixels (fewer than four 8x8 blocks across its half-size
+  /// lookahead picture) its cu-tree's vector code writes past a buffer sized for those blocks
+  /// (valgrind: invalid writes in `Lookahead::cuTree` at 16-48 pixels wide), which aborted a
+  /// batch ("free(): invalid next size"); cu-tree is off there. A frame 16 pixels wide (libx265's
+  /// least) is one CTU of the smallest size: its bytes may still differ from process to process.
+  static func narrowFrameParameters(width: Int) -> String {
+    guard width <= 64 else { return "" }
+    return ":ctu=\(width > 32 ? 32 : 16)" + (width < 64 ? ":cutree=0" : "")
+  }
+
   /// Zones in the x264/x265 syntax ("first,last,b=factor", one frame each): frame 0 at `top`
   /// times the rate factor and the last `ramp` frames rising linearly up to it.
   static func rampZones(frameCount n: Int, top: Double, ramp: Int) -> String {
@@ -244,8 +259,9 @@ final class Encoder {
     case .hevc:
       // A closed GOP of the loop, no scene cuts, pinned pools and frame threads (docs/ENCODING.md,
       // Seamless loops and Determinism).
-      // Caveat: at 64x64 (one CTU) libx265 3.5 reads memory it never wrote, so a second encode
-      // in the same process can differ; from 128x128 up the bytes repeat (RoundTripTests).
+      // A frame one 64-pixel CTU wide or narrower is coded with smaller CTUs and no cu-tree
+      // (`narrowFrameParameters`): libx265 3.5 overruns a heap buffer there or reads memory it
+      // never wrote, so encodes in one process differed and a batch crashed.
       // One frame thread: with more, libx265 3.5's rate control can wait forever in
       // rateControlEnd for a frame encoder's start (a race between frame threads and the
       // lookahead, seen hanging a 128x128 encode with two); the pools still spread each frame's
@@ -262,7 +278,7 @@ final class Encoder {
       }
       options.set(
         "x265-params",
-        "keyint=\(gopSize):min-keyint=\(gopSize):scenecut=0:open-gop=0:pools=\(threads):frame-threads=\(frameThreads):log-level=error\(zones)"
+        "keyint=\(gopSize):min-keyint=\(gopSize):scenecut=0:open-gop=0:pools=\(threads):frame-threads=\(frameThreads):log-level=error\(Self.narrowFrameParameters(width: settings.width))\(zones)"
       )
     case .vp9:
       c.pointee.bit_rate = 0  // constant quality (docs/ENCODING.md, Codecs)
