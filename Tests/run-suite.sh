@@ -2,9 +2,9 @@
 # Runs the test suite (the command after MINUTES) with a deadline, as `make test` does: a suite
 # still running after MINUTES minutes is stopped, and what was hanging is printed instead of a CI
 # job that only times out. On the deadline it prints the tests that started and never finished,
-# sends SIGTRAP to every process of the run's session (Swift's backtracer, which `make test` enables, prints
-# every thread of the test process and of any loopsmith child it was waiting for), then SIGKILL,
-# and exits 1. Otherwise it exits with the suite's own status.
+# sends SIGTRAP to every process of the run's session (Swift's backtracer, which `make test`
+# enables, prints every thread of the test process and of any loopsmith child it was waiting
+# for), then SIGKILL, and exits 1. Otherwise it exits with the suite's own status.
 #
 #   Tests/run-suite.sh MINUTES swift test --skip-build
 set -uo pipefail
@@ -47,10 +47,10 @@ trap 'stop; rm -f "$log"; exit 130' INT TERM HUP
 deadline=$((SECONDS + minutes * 60))
 while kill -0 "$pid" 2>/dev/null; do
   if ((SECONDS >= deadline)); then
-    sleep 1
     echo "run-suite: the suite was still running after $minutes min; these tests started and never finished:"
     started=$(sed -nE 's/^◇ Test (.*) started\.$/\1/p' "$log" | grep -vE '^(run|case passing .*)$' | sort -u)
-    finished=$(sed -nE 's/^[✔✘] Test (.*) (passed|failed).*$/\1/p' "$log" | sort -u)
+    # "✔ Test f(x:) with 3 test cases passed after ...": the name is what comes before " with".
+    finished=$(sed -nE 's/^[✔✘] Test (.*) (passed|failed) after .*$/\1/p' "$log" | sed -E 's/ with [0-9]+ test cases?$//' | sort -u)
     comm -23 <(printf '%s\n' "$started") <(printf '%s\n' "$finished") | sed 's/^/  /'
     echo "run-suite: sending SIGTRAP to session $pid for the backtraces of its threads"
     signal_session TRAP
