@@ -36,7 +36,8 @@ import _TestSupport
   @Test func aChildThatIgnoresItsSignalIsStoppedAndTheWaitThrows() throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["-c", "trap '' TERM; sleep 300"]
+    // `exec`, so no orphaned sleep outlives the test: an ignored signal stays ignored across it.
+    process.arguments = ["-c", "trap '' TERM; exec sleep 300"]
     try process.run()
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     process.terminate()
@@ -47,10 +48,10 @@ import _TestSupport
   }
 
   /// Foundation's `Process.waitUntilExit()` on Linux spins its run loop without sleeping while the
-  /// child runs. A test thread at real-time priority (a CI runner that starts the suite on
-  /// SCHED_FIFO, every thread and child inheriting it) spinning there keeps its core from the
-  /// child it waits for, which never finishes: the suite hung that way. Tests wait through
-  /// `runToEnd`, `collect` and `waitForExit`, which sleep.
+  /// child runs. A test thread at real-time priority (one SVT-AV1 had moved to SCHED_FIFO 99, its
+  /// children inheriting it) spinning there kept its core from the child it waited for, which
+  /// never finished: the suite hung that way. Tests wait through `runToEnd`, `collect` and
+  /// `waitForExit`, which sleep.
   @Test func noTestWaitsWithWaitUntilExit() throws {
     let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     let walker = try #require(FileManager.default.enumerator(atPath: tests.path))

@@ -33,23 +33,13 @@ enum HeadlessChromium {
     process.standardOutput = pipe
     process.standardError = FileHandle.nullDevice
     try process.run()
-    defer {
-      if process.isRunning { process.terminate() }
-      try? waitForExit(process, seconds: 20)
-    }
-    // Read on another thread, so a browser that hangs is stopped after `timeout`.
-    let done = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) var output = Data()
-    DispatchQueue.global().async {
-      output = readToEnd(pipe.fileHandleForReading)
-      done.signal()
-    }
-    if done.wait(timeout: .now() + timeout) == .timedOut {
-      process.terminate()
-      _ = done.wait(timeout: .now() + 10)
+    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    // A browser still running after `timeout` is stopped (SIGTRAP, then SIGKILL) and gives nil.
+    do {
+      return try collect(process, stdout: pipe, stderr: nil, seconds: timeout).stdout
+    } catch is ChildTimedOut {
       return nil
     }
-    return String(decoding: output, as: UTF8.self)
   }
 
   /// The JSON a page wrote into `<pre id="ID">`, or nil when it wrote none.

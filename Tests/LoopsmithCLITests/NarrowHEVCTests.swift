@@ -8,8 +8,11 @@ import _TestSupport
 /// encoder codes them with smaller CTUs and no cu-tree (docs/ENCODING.md, Determinism).
 @Suite struct NarrowHEVCTests {
   /// Four equal presets in one batch process give four equal files, as one preset gives one
-  /// sha256 on any machine. The rain-snow sequence at 4 f/s is 264 frames of real motion.
-  @Test(arguments: [[48, 80], [64, 112]])
+  /// sha256 on any machine. The rain-snow sequence at 4 f/s is 240-264 frames of real motion. Both
+  /// sizes gave differing files before (32 pixels wide: 16-pixel CTUs; 64: 32-pixel ones). The
+  /// overrun below 64 pixels did not abort this debug build's batch; valgrind measured it
+  /// (docs/ENCODING.md, Determinism).
+  @Test(arguments: [[32, 64], [64, 112]])
   func equalPresetsInOneBatchWriteEqualFiles(size: [Int]) throws {
     let dir = TemporaryDirectory()
     let folder = dir.path("presets")

@@ -6,9 +6,8 @@ import Foundation
   import Darwin
 #endif
 
-/// How long a test lets a child process run before it calls it hung: far above the slowest real
-/// run in the suite (a few seconds alone, under a minute on a loaded two-core machine), far below
-/// CI's limit for the whole run.
+/// How long a test lets a child process run before it calls it hung: ten minutes, more than the
+/// whole suite takes on two cores (about 7 minutes), far below CI's limit for the whole run.
 public let childDeadline: Double = 600
 
 /// A child process that did not end by its deadline. It was sent SIGTRAP first, so a Swift child
@@ -56,21 +55,20 @@ public func collect(
   // when the pipes end or, should a grandchild still hold them, a little later regardless.
   var stage = 0
   var stageEnds = start.addingTimeInterval(seconds)
-  while open[0] || open[1] || process.isRunning {
+  waiting: while open[0] || open[1] || process.isRunning {
     let now = Date()
     if now >= stageEnds {
       switch stage {
       case 0: kill(process.processIdentifier, SIGTRAP)
       case 1: kill(process.processIdentifier, SIGKILL)
-      default: open = [false, false]
+      default: break waiting
       }
       stage += 1
       stageEnds = now.addingTimeInterval(stage == 1 ? 10 : 5)
-      if stage > 2 { break }
       continue
     }
     if !open[0] && !open[1] {
-      // Both pipes ended but the process has not been reaped yet.
+      // No pipe left to read (or none given): the process has not been reaped yet.
       usleep(2000)
       continue
     }
@@ -95,26 +93,16 @@ public func collect(
   if stage > 0 {
     let name = process.executableURL?.lastPathComponent ?? "the child"
     let command = ([name] + (process.arguments ?? [])).joined(separator: " ")
-    throw ChildTimedOut(command: command, seconds: seconds, stderrTail: String(stderr.suffix(6000)))
+    let tail = err == nil ? "(not captured by this test)" : String(stderr.suffix(6000))
+    throw ChildTimedOut(command: command, seconds: seconds, stderrTail: tail)
   }
   return RunResult(
     status: process.terminationStatus, stdout: String(decoding: data[0], as: UTF8.self), stderr: stderr)
 }
 
 /// Waits for a child the test started itself (and may have signalled) to end, as `runToEnd` does:
-/// one still running after `seconds` gets SIGTRAP, then SIGKILL, and the wait throws.
+/// `collect` with no pipes of its own to read, so one still running after `seconds` gets SIGTRAP,
+/// then SIGKILL, and the wait throws.
 public func waitForExit(_ process: Process, seconds: Double = childDeadline) throws {
-  let deadline = Date().addingTimeInterval(seconds)
-  while process.isRunning && Date() < deadline { usleep(5000) }
-  guard process.isRunning else { return }
-  kill(process.processIdentifier, SIGTRAP)
-  var grace = Date().addingTimeInterval(10)
-  while process.isRunning && Date() < grace { usleep(5000) }
-  if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-  grace = Date().addingTimeInterval(5)
-  while process.isRunning && Date() < grace { usleep(5000) }
-  let name = process.executableURL?.lastPathComponent ?? "the child"
-  throw ChildTimedOut(
-    command: ([name] + (process.arguments ?? [])).joined(separator: " "), seconds: seconds,
-    stderrTail: "(not captured by this test)")
+  _ = try collect(process, stdout: nil, stderr: nil, seconds: seconds)
 }
