@@ -195,9 +195,9 @@ public enum RenderPipeline {
   /// drawing needs the whole frame (`needsWholeFrame`): usually found in the first band, before
   /// `band` is called; found later, the caller converts the whole frame over the bands handed on.
   ///
-  /// With `keepsSamples`, a band drawn as one mesh from samples is handed on unwritten
-  /// (`Surface.finishKeepingSamples`): `band` converts `surface.sampledRows`, or calls
-  /// `surface.finish()` before reading the pixels.
+  /// With `keepsSamples`, a band drawn as one mesh from samples, and the sky's rows nothing else
+  /// drew on, are handed on unwritten (`Surface.finishKeepingSamples`): `band` converts what
+  /// `bandSource` says, which calls `surface.finish()` when the pixels are to be read.
   public static func drawBands(
     _ effect: any Effect, job: RenderJob, frame: Int, on surface: Surface, keepsSamples: Bool = false,
     band: (Range<Int>) -> Void
@@ -221,6 +221,45 @@ public enum RenderPipeline {
   }
 }
 
+extension RenderPipeline {
+  /// What a drawn band is converted from.
+  public enum BandSource {
+    /// One mesh drawn from samples (docs/PERFORMANCE.md, Mesh samples): its pixels are never written.
+    case samples(SampledRows)
+    /// The pixels, except rows of one color that nothing drew on (docs/PERFORMANCE.md, The sky
+    /// left unwritten), which are converted from that color and never written.
+    case rowColors
+    /// The pixels, all written.
+    case pixels
+  }
+
+  /// How the band `surface` holds, finished with `finishKeepingSamples()`, is converted by every
+  /// one of `converters`: from what they all take, its pixels written (`Surface.finish`) when
+  /// they are read.
+  public static func bandSource(_ surface: Surface, converters: [FrameConverter]) -> BandSource {
+    if let sampled = surface.sampledRows, converters.allSatisfy({ $0.takes(sampled) }) { return .samples(sampled) }
+    if surface.sampledRows == nil && surface.keepsRowColors && converters.allSatisfy(\.convertsRowColors) {
+      return .rowColors
+    }
+    surface.finish()
+    return .pixels
+  }
+
+  /// Converts frame rows `rows` of the band `surface` holds into `frame` from `source`
+  /// (`bandSource`).
+  public static func convert(
+    _ source: BandSource, of surface: Surface, rows: Range<Int>, with converter: FrameConverter,
+    into frame: ConvertedFrame
+  ) {
+    switch source {
+    case .samples(let sampled): converter.convert(samples: sampled, rows: rows, into: frame)
+    case .rowColors:
+      converter.convert(band: surface.image, rows: rows, into: frame, drawn: surface.drawn, pendingRow: surface.pendingRow)
+    case .pixels: converter.convert(band: surface.image, rows: rows, into: frame, drawn: surface.drawn)
+    }
+  }
+}
+
 /// What the render threads share. Each render thread draws only on its own surfaces, a ring slot
 /// is written by the one thread that took its frame and read by the encoding thread only after
 /// that (`FrameQueue`, under its lock), and written again only after it was handed over, so no
@@ -235,8 +274,9 @@ private final class SharedRender: @unchecked Sendable {
   /// writes into an array another one reads.
   private let wholeSurfaces: [WholeSurfaceBox]
   let converters: [FrameConverter]
-  /// Whether every output may take a band's samples instead of its pixels.
-  let convertsSamples: Bool
+  /// Whether every output may take a band's samples or its rows' colors instead of its pixels
+  /// (`RenderPipeline.bandSource`).
+  let keepsSamples: Bool
   let ring: [[ConvertedFrame]]
 
   init(
@@ -245,7 +285,7 @@ private final class SharedRender: @unchecked Sendable {
   ) {
     (self.effect, self.job, self.bandSurfaces, self.converters, self.ring) =
       (effect, job, bandSurfaces, converters, ring)
-    convertsSamples = !converters.isEmpty && converters.allSatisfy(\.convertsSamples)
+    keepsSamples = !converters.isEmpty && converters.allSatisfy { $0.convertsSamples || $0.convertsRowColors }
     wholeSurfaces = (0..<threads).map { _ in WholeSurfaceBox() }
   }
 
@@ -265,19 +305,11 @@ private final class SharedRender: @unchecked Sendable {
     let frames = ring[slot]
     if !whole, let surface = bandSurfaces?[thread] {
       let drawn = RenderPipeline.drawBands(
-        effect, job: job, frame: job.firstFrame + frame, on: surface, keepsSamples: convertsSamples
+        effect, job: job, frame: job.firstFrame + frame, on: surface, keepsSamples: keepsSamples
       ) { rows in
-        // A band that is one mesh drawn from samples is converted from them (docs/PERFORMANCE.md,
-        // Mesh samples): its pixels are never written.
-        if let sampled = surface.sampledRows, converters.allSatisfy({ $0.takes(sampled) }) {
-          for (o, converter) in converters.enumerated() {
-            converter.convert(samples: sampled, rows: rows, into: frames[o])
-          }
-          return
-        }
-        surface.finish()
+        let source = RenderPipeline.bandSource(surface, converters: converters)
         for (o, converter) in converters.enumerated() {
-          converter.convert(band: surface.image, rows: rows, into: frames[o], drawn: surface.drawn)
+          RenderPipeline.convert(source, of: surface, rows: rows, with: converter, into: frames[o])
         }
       }
       if drawn { return }

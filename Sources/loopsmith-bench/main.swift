@@ -532,18 +532,14 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
         let banded =
           canBand
           && RenderPipeline.drawBands(
-            effect, job: one, frame: i, on: band, keepsSamples: converter.convertsSamples
+            effect, job: one, frame: i, on: band, keepsSamples: converter.convertsSamples || converter.convertsRowColors
           ) { rows in
             // As the pipeline converts: a band drawn as one mesh from samples from its samples
-            // (docs/PERFORMANCE.md, Mesh samples), any other from its pixels, written first.
-            let sampled = band.sampledRows.flatMap { converter.takes($0) ? $0 : nil }
-            if sampled == nil { band.finish() }
+            // (docs/PERFORMANCE.md, Mesh samples), rows of the sky nothing drew on from their
+            // colors, any other from its pixels, written first.
+            let source = RenderPipeline.bandSource(band, converters: [converter])
             let c0 = now()
-            if let sampled {
-              converter.convert(samples: sampled, rows: rows, into: converted)
-            } else {
-              converter.convert(band: band.image, rows: rows, into: converted, drawn: band.drawn)
-            }
+            RenderPipeline.convert(source, of: band, rows: rows, with: converter, into: converted)
             bandConvert += now() - c0
           }
         if banded {

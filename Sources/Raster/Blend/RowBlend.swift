@@ -21,7 +21,7 @@ extension RowBlend {
   /// and its first column blended lands at column `at.x` of `dest`.
   init(onto dest: Layer, at: IntRect, top: Int, mode: BlendMode, opacity: Float, clip: ClipMask?) {
     self.init(
-      row: { y in dest.row(y + top - dest.y0) + (at.x - dest.x0) },
+      row: { y in dest.row(y + top - dest.y0, columns: (at.x - dest.x0)..<(at.maxX - dest.x0)) + (at.x - dest.x0) },
       mask: clip.map { clip in { y in UnsafePointer(clip.row(y + top) + (at.x - clip.rect.x)) } },
       mode: mode, opacity: opacity, prefetchStride: dest.isBand ? nil : dest.width)
   }

@@ -227,7 +227,7 @@ extension GraphicsContext {
         let m = clip.row(ty) + (x - clip.rect.x)
         for i in 0..<n { covRow[i] *= m[i] }
       }
-      let dest = layer.row(ty - origin.1) + (x - origin.0)
+      let dest = layer.row(ty - origin.1, columns: (x - origin.0)..<(x - origin.0 + n)) + (x - origin.0)
       if y + 2 < kept.upperBound { prefetchForBlend(dest + 2 * layer.width, count: n) }
       if program.isSolid {
         blendSpan(mode, count: n, dest: dest, coverage: covRow, solid: solid, source: nil, opacity: opacity)
@@ -270,6 +270,12 @@ extension GraphicsContext {
         layer.pendingFill = color
         return
       }
+      if case .vertical = program.kind {
+        // One color a row (the sky): noted for each row, written when a row is asked for, so a
+        // row nothing else draws on is converted from its color without being written.
+        layer.fillRows { program.rowColor($0 + origin.1) }
+        return
+      }
       layer.pendingFill = nil  // settled by covering every pixel
       let rows = layer.storedRows((region.y - origin.1)..<(region.maxY - origin.1))
       for ty in (rows.lowerBound + origin.1)..<(rows.upperBound + origin.1) {
@@ -285,7 +291,8 @@ extension GraphicsContext {
     for ty in (rows.lowerBound + origin.1)..<(rows.upperBound + origin.1) {
       let cy = overlap(ty, box.min.y, box.max.y)
       guard cy > 0 else { continue }
-      let dest = layer.row(ty - origin.1) + (region.x - origin.0)
+      let dest =
+        layer.row(ty - origin.1, columns: (region.x - origin.0)..<(region.maxX - origin.0)) + (region.x - origin.0)
       if ty + 2 < rows.upperBound + origin.1 { prefetchForBlend(dest + 2 * layer.width, count: region.width) }
       let source: UnsafeMutablePointer<Pixel>? = program.isSolid ? nil : src
       if let source { program.shade(row: ty, x: region.x, count: region.width, into: source) }

@@ -9,8 +9,13 @@ import Foundation
 /// as over the whole layer, but only the band's rows are stored, read and written.
 public final class Layer: @unchecked Sendable {
   public private(set) var x0 = 0, y0 = 0, width = 0, height = 0
-  /// The first stored row's pixels: row `rows.lowerBound`.
-  public private(set) var pixels: UnsafeMutablePointer<Pixel>
+  /// The first stored row's pixels: row `rows.lowerBound`. Rows of a pending gradient
+  /// (`fillRows`) are written first.
+  public var pixels: UnsafeMutablePointer<Pixel> {
+    if rowsPending { settleNow() }
+    return storage
+  }
+  private var storage: UnsafeMutablePointer<Pixel>
   /// The rows whose pixels are stored: all of them, or a band (in layer coordinates).
   public private(set) var rows = 0..<0
   private var capacity: Int
@@ -33,16 +38,23 @@ public final class Layer: @unchecked Sendable {
   /// discs, and the mesh fill (`MeshRaster.paint`) a few rows at a time under its triangles, or
   /// not at all under an opaque mesh that tiles the layer.
   ///
-  /// Reading it settles pending samples first (`pendingSamples`: the pixels are then as drawn
-  /// and no color is pending), as does setting it to nil; setting a color drops them (the color
-  /// covers every pixel).
+  /// Reading it settles pending samples and rows first (`pendingSamples`, `fillRows`: the
+  /// pixels are then as drawn and no color is pending), as does setting it to nil; setting a
+  /// color drops them (the color covers every pixel).
   var pendingFill: Pixel? {
     get {
       settleSamples()
+      settleRows()
       return pendingColor
     }
     set {
-      if newValue == nil { settleSamples() } else { pendingSamples = nil }
+      if newValue == nil {
+        settleSamples()
+        settleRows()
+      } else {
+        pendingSamples = nil
+        rowsPending = false
+      }
       pendingColor = newValue
     }
   }
@@ -58,10 +70,95 @@ public final class Layer: @unchecked Sendable {
   /// before a new band starts: a transparent effect's band (the voice orb's, the loader's) is
   /// not cleared whole, 2.2 MB at 1080 wide, to clear a small drawing.
   private var uncleared: IntRect?
+  /// On a layer over a wrapped image: whether each stored row is one color (`rowColors`, one a
+  /// row) that is written only where the row is first asked for (`row`), from a vertical
+  /// gradient over every pixel (the weather's sky, `fillRows`). `rowWritten[i]` is the columns
+  /// of stored row i written, whole chunks of eight (`PendingRow.chunks`). Rows nothing else
+  /// draws on are never written, and a row a star crosses only around the star: a converter
+  /// makes the samples of the rest from the color (`Surface.pendingRow`).
+  private var rowsPending = false
+  private let rowColors = Scratch<Pixel>()
+  private let rowWritten = Scratch<Range<Int>>()
 
-  /// Writes the pending color or samples into the pixels if there are any.
+  /// Writes the pending color, samples or rows into the pixels if there are any.
   @inline(__always) func settle() {
+    if pendingColor != nil || pendingSamples != nil || rowsPending { settleNow() }
+  }
+
+  /// Paints every pixel of each stored row `y` (layer rows) `color(y)`: on a layer over a wrapped
+  /// image each row only when it is first asked for (`row`, or all of them by `settle`, `base`
+  /// or `pixels`), on any other at once. Whatever the pixels held, and any pending color or
+  /// samples, are replaced.
+  func fillRows(_ color: (Int) -> Pixel) {
+    pendingColor = nil
+    pendingSamples = nil
+    let n = rows.count
+    let colors = rowColors.reserve(n), written = rowWritten.reserve(n)
+    for i in 0..<n {
+      colors[i] = color(rows.lowerBound + i)
+      written[i] = 0..<0
+    }
+    rowsPending = n > 0
+    if capacity >= 0 { settleRows() }
+  }
+
+  /// Stored row `y`'s color and written columns when it is pending from `fillRows` and not
+  /// written whole, else nil.
+  func pendingRow(_ y: Int) -> PendingRow? {
+    guard rowsPending else { return nil }
+    let i = y - rows.lowerBound
+    let written = rowWritten.pointer[i]
+    return written.count == width ? nil : PendingRow(color: rowColors.pointer[i], written: written)
+  }
+
+  /// Whether rows from `fillRows` are pending (some may be written).
+  var hasPendingRows: Bool { rowsPending }
+
+  /// `settle`, except that pending rows stay pending.
+  func settleKeepingRows() {
     if pendingColor != nil || pendingSamples != nil { settleNow() }
+  }
+
+  /// Widens the written columns of both rows of every pair `2k, 2k + 1` (layer rows) to what
+  /// either has, so that a 4:2:0 converter, which reads rows by pairs, finds the same columns
+  /// written in both.
+  func writeRowPartners() {
+    guard rowsPending else { return }
+    var y = rows.lowerBound - rows.lowerBound % 2
+    while y < rows.upperBound {
+      let pair = max(y, rows.lowerBound)..<min(y + 2, rows.upperBound)
+      let spans = pair.map { rowWritten.pointer[$0 - rows.lowerBound] }.filter { !$0.isEmpty }
+      if let first = spans.first {
+        let hull = spans.reduce(first) { min($0.lowerBound, $1.lowerBound)..<max($0.upperBound, $1.upperBound) }
+        for r in pair { write(row: r - rows.lowerBound, columns: hull) }
+      }
+      y += 2
+    }
+  }
+
+  /// Makes stored row `i`'s written columns take in `columns` (widened to whole chunks), writing
+  /// its color into those not written yet. The written columns stay one range: the columns
+  /// between the old ones and the new are written too.
+  @inline(never) private func write(row i: Int, columns: Range<Int>) {
+    let wanted = PendingRow.chunks(columns, width: width)
+    guard !wanted.isEmpty else { return }
+    let old = rowWritten.pointer[i]
+    let new = old.isEmpty ? wanted : min(old.lowerBound, wanted.lowerBound)..<max(old.upperBound, wanted.upperBound)
+    guard new != old else { return }
+    rowWritten.pointer[i] = new
+    let row = storage + i * width, color = rowColors.pointer[i]
+    if old.isEmpty {
+      ShadingProgram.fill(row + new.lowerBound, with: color, count: new.count)
+    } else {
+      ShadingProgram.fill(row + new.lowerBound, with: color, count: old.lowerBound - new.lowerBound)
+      ShadingProgram.fill(row + old.upperBound, with: color, count: new.upperBound - old.upperBound)
+    }
+  }
+
+  private func settleRows() {
+    guard rowsPending else { return }
+    rowsPending = false
+    for i in 0..<rows.count { write(row: i, columns: 0..<width) }
   }
 
   /// Paints every stored row from `sampled`: on a layer over a wrapped image only when asked
@@ -69,40 +166,45 @@ public final class Layer: @unchecked Sendable {
   func paint(_ sampled: SampledRows) {
     precondition(sampled.rows == rows && sampled.width == width, "samples of other rows")
     pendingColor = nil
+    rowsPending = false
     if capacity < 0 {
       pendingSamples = sampled
     } else {
       pendingSamples = nil
-      sampled.interpolate(into: pixels)
+      sampled.interpolate(into: storage)
     }
   }
 
   @inline(__always) private func settleSamples() {
     guard let sampled = pendingSamples else { return }
     pendingSamples = nil
-    sampled.interpolate(into: pixels)
+    sampled.interpolate(into: storage)
   }
 
   @inline(never) private func settleNow() {
+    if rowsPending {
+      settleRows()
+      return
+    }
     if pendingSamples != nil {
       settleSamples()
       return
     }
     let color = pendingColor ?? .zero
     pendingColor = nil
-    let storage = IntRect(x: 0, y: 0, width: width, height: rows.count)
+    let all = IntRect(x: 0, y: 0, width: width, height: rows.count)
     // The image's rows below a shorter band (the frame's last): written by the bands before it,
     // not by this clear, so they stay to be cleared by the next band that stores them.
     let below = IntRect(x: 0, y: rows.count, width: width, height: max(-capacity - 1 - rows.count, 0))
     let clear = unsafeBitCast(color, to: SIMD4<UInt32>.self) == .zero  // +0, as `Surface.clear` notes it
     if capacity < 0, clear, let known = uncleared {
-      let r = known.intersection(storage)
-      for y in r.y..<r.maxY { (pixels + y * width + r.x).update(repeating: .zero, count: r.width) }
+      let r = known.intersection(all)
+      for y in r.y..<r.maxY { (storage + y * width + r.x).update(repeating: .zero, count: r.width) }
       uncleared = known.intersection(below)
       return
     }
-    pixels.update(repeating: color, count: width * rows.count)
-    if capacity < 0 { uncleared = (clear ? .empty : storage).union(below) }
+    storage.update(repeating: color, count: width * rows.count)
+    if capacity < 0 { uncleared = (clear ? .empty : all).union(below) }
   }
 
   /// Makes the next pending clear write every pixel (the image may have been written from
@@ -118,7 +220,7 @@ public final class Layer: @unchecked Sendable {
 
   init() {
     capacity = 1
-    pixels = Layer.allocateZeroed(1)
+    storage = Layer.allocateZeroed(1)
   }
 
   /// Zeroed pixels from `calloc`: large blocks come straight from the kernel as zero pages, which
@@ -139,7 +241,7 @@ public final class Layer: @unchecked Sendable {
   /// A layer over an existing image (the canvas itself); the image keeps the storage.
   init(wrapping image: Image) {
     capacity = -1  // not owned
-    pixels = image.pixels
+    storage = image.pixels
     (width, height) = (image.width, image.height)
     rows = 0..<height
     dirty = IntRect(x: 0, y: 0, width: width, height: height)
@@ -150,7 +252,7 @@ public final class Layer: @unchecked Sendable {
   init(wrapping image: Image, height: Int) {
     precondition(image.height <= height)
     capacity = -image.height - 1  // not owned; it holds -capacity - 1 rows
-    pixels = image.pixels
+    storage = image.pixels
     (width, self.height) = (image.width, height)
     rows = 0..<image.height
     dirty = stored
@@ -166,7 +268,7 @@ public final class Layer: @unchecked Sendable {
     pendingFill = .zero
   }
 
-  deinit { if capacity >= 0 { Layer.free(pixels) } }
+  deinit { if capacity >= 0 { Layer.free(storage) } }
 
   /// Makes the layer a transparent rectangle of the given size and place, storing `band` of its
   /// rows (in layer coordinates; all of them when nil).
@@ -176,15 +278,15 @@ public final class Layer: @unchecked Sendable {
     let kept = band.map { max($0.lowerBound, 0)..<max(min($0.upperBound, height), max($0.lowerBound, 0)) } ?? 0..<height
     let needed = max(width * kept.count, 1)
     if needed > capacity {
-      Layer.free(pixels)
+      Layer.free(storage)
       capacity = needed
-      pixels = Layer.allocateZeroed(needed)
+      storage = Layer.allocateZeroed(needed)
     } else {
       // Pixels outside `dirty` are clear (every write widens it), so only what was drawn needs
       // clearing, in the old shape: a full-screen layer that held one small glow costs a small
       // clear, not 33 MB, and pages never drawn on are never touched.
       for y in dirty.y..<dirty.maxY {
-        (pixels + (y - rows.lowerBound) * self.width + dirty.x).update(repeating: .zero, count: dirty.width)
+        (storage + (y - rows.lowerBound) * self.width + dirty.x).update(repeating: .zero, count: dirty.width)
       }
     }
     (self.x0, self.y0, self.width, self.height) = (x0, y0, width, height)
@@ -193,11 +295,25 @@ public final class Layer: @unchecked Sendable {
   }
 
   /// The first pixel of row `y`, after any pending clear: whoever reads or writes rows sees the
-  /// layer as drawn, with no call of their own to forget.
+  /// layer as drawn, with no call of their own to forget. Of pending rows (`fillRows`) only
+  /// this one is written: a caller must not reach other rows from it.
   @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<Pixel> {
-    settle()
+    row(y, columns: 0..<width)
+  }
+
+  /// `row(y)` for a caller that reads and writes only `columns` of it: of a pending row
+  /// (`fillRows`) only those are written.
+  @inline(__always) func row(_ y: Int, columns: Range<Int>) -> UnsafeMutablePointer<Pixel> {
+    if pendingColor != nil || pendingSamples != nil { settleNow() }
     assert(rows.contains(y), "row \(y) outside the stored rows \(rows)")
-    return pixels + (y - rows.lowerBound) * width
+    let i = y - rows.lowerBound
+    if rowsPending {
+      let written = rowWritten.pointer[i]
+      if columns.lowerBound < written.lowerBound || columns.upperBound > written.upperBound {
+        write(row: i, columns: columns)
+      }
+    }
+    return storage + i * width
   }
 
   /// Where row 0 would start, so that row `y` of the stored rows is at `base + y * width`, for
@@ -205,7 +321,7 @@ public final class Layer: @unchecked Sendable {
   /// any pending clear.
   var base: UnsafeMutablePointer<Pixel> {
     settle()
-    return pixels - rows.lowerBound * width
+    return storage - rows.lowerBound * width
   }
 
   /// `rows` clipped to the stored rows.
@@ -238,5 +354,20 @@ final class ClipMask: @unchecked Sendable {
   @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<Float> {
     assert(rows.contains(y), "clip row \(y) outside the stored rows \(rows)")
     return values + (y - rows.lowerBound) * rect.width
+  }
+}
+
+/// A row of a layer that is one color throughout (`Layer.fillRows`), of which only `written`
+/// columns hold it yet: the rest are to be taken as that color without being read.
+public struct PendingRow: Equatable, Sendable {
+  public let color: Pixel
+  /// Whole chunks of eight columns (the row's end ends the last one), or none.
+  public let written: Range<Int>
+
+  /// `columns` widened to whole chunks of eight, within `0..<width`; empty when they are.
+  static func chunks(_ columns: Range<Int>, width: Int) -> Range<Int> {
+    let lo = max(columns.lowerBound, 0), hi = min(columns.upperBound, width)
+    guard lo < hi else { return 0..<0 }
+    return (lo / 8 * 8)..<min((hi + 7) / 8 * 8, width)
   }
 }

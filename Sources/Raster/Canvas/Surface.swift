@@ -122,10 +122,24 @@ public final class Surface: @unchecked Sendable {
 
   /// `finish()`, except that when what was drawn is one mesh painted from samples over the whole
   /// image and nothing after it (`sampledRows`), the pixels are left unwritten: a converter takes
-  /// the samples, or `finish()` writes the pixels.
+  /// the samples, or `finish()` writes the pixels. Likewise rows that are one color of a
+  /// gradient over the whole image (the sky) that nothing else drew on are left unwritten, two
+  /// by two (`pendingRow`).
   public func finishKeepingSamples() {
-    if canvasLayer.pendingSamples == nil { canvasLayer.settle() }
+    guard canvasLayer.pendingSamples == nil else { return }
+    canvasLayer.writeRowPartners()
+    canvasLayer.settleKeepingRows()
   }
+
+  /// After `finishKeepingSamples()`, frame row `y` (a row of `band`) when it is one color that
+  /// is written only in some columns (`PendingRow.written`), else nil: its other pixels are not
+  /// what was drawn, and a converter takes the color for them, or `finish()` writes them. Rows
+  /// `2k` and `2k + 1` have the same columns written. Valid until anything is drawn or
+  /// `drawBand`, `clear` or `finish` is called.
+  public func pendingRow(_ y: Int) -> PendingRow? { canvasLayer.pendingRow(y) }
+
+  /// Whether rows of the band may be left unwritten (`pendingRow`).
+  public var keepsRowColors: Bool { canvasLayer.hasPendingRows }
 
   /// After `finishKeepingSamples()`, the samples every pixel of the image is interpolated from,
   /// when it was drawn as one mesh from samples (`MeshSamples`), else nil. Valid until anything

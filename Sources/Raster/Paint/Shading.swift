@@ -104,6 +104,13 @@ struct ShadingProgram {
     return false
   }
 
+  /// The one color of row `y` of a vertical gradient (`.vertical`, the only kind it takes):
+  /// what `shade` writes into every pixel of the row.
+  func rowColor(_ y: Int) -> Pixel {
+    guard case .vertical(let ay, let c, let gradient) = kind else { preconditionFailure("not one color a row") }
+    return GradientTable.lookup(ay * (Float(y) + 0.5) + c, in: gradient)
+  }
+
   /// Writes `count` pixels of one color two at a time (32-byte stores, where `update(repeating:)`
   /// stores one pixel at a time).
   @inline(__always) static func fill(_ out: UnsafeMutablePointer<Pixel>, with color: Pixel, count: Int) {
@@ -126,8 +133,8 @@ struct ShadingProgram {
     switch kind {
     case .solid(let p):
       out.update(repeating: p, count: count)
-    case .vertical(let ay, let c, let gradient):
-      Self.fill(out, with: GradientTable.lookup(ay * py + c, in: gradient), count: count)
+    case .vertical:
+      Self.fill(out, with: rowColor(y), count: count)
     case .linear(let ax, let ay, let c):
       table.withUnsafeBufferPointer { t in
         var v = ax * (Float(x) + 0.5) + ay * py + c

@@ -133,12 +133,28 @@ public final class FrameConverter: Sendable {
   /// Whether `convert(band:rows:into:drawn:)` takes bands: every layout but stacked alpha.
   public var convertsBands: Bool { stacked == nil }
 
+  /// Whether `convert(band:rows:into:drawn:pendingRow:)` takes the color of rows that are one
+  /// color throughout, written only in some columns (`Surface.pendingRow`), for their other
+  /// pixels: opaque 8-bit 4:2:0, whose row pairs it converts eight columns at a time, runs of one
+  /// color from tiles (`opaqueBlocks8`), a width those chunks cover.
+  public var convertsRowColors: Bool {
+    layout == .yuv420p && stacked == nil && !keepsAlpha && vectorized && findsRuns && width % 8 == 0
+  }
+
   /// Writes the samples of frame rows `rows` into `frame` from `image`, whose row 0 is frame row
   /// `rows.lowerBound` (a band drawn by `Surface`): the bytes converting the whole frame would
   /// write there, since dither and chroma use frame coordinates. For 4:2:0 a band starts on an
   /// even row and ends on one or at the bottom, so each chroma row's two rows are in one band.
   /// `drawn` is as for `convert(_:into:drawn:)`, in frame rows.
-  public func convert(band image: Image, rows: Range<Int>, into frame: ConvertedFrame, drawn: IntRect? = nil) {
+  ///
+  /// `pendingRow`, when given (the converter `convertsRowColors`), tells of a frame row that is
+  /// one color throughout, only some of whose columns are written (the same in both rows of a
+  /// pair), or nil for a row to read whole (`Surface.pendingRow`). The columns not written are
+  /// not read: their samples are those pixels of that color give, to the bit.
+  public func convert(
+    band image: Image, rows: Range<Int>, into frame: ConvertedFrame, drawn: IntRect? = nil,
+    pendingRow: ((Int) -> PendingRow?)? = nil
+  ) {
     precondition(convertsBands, "stacked alpha converts whole frames")
     precondition(image.width == width && image.height >= rows.count, "band image \(image.width)x\(image.height)")
     precondition(rows.lowerBound >= 0 && rows.upperBound <= height, "rows \(rows) of a \(height)-row frame")
@@ -147,13 +163,18 @@ public final class FrameConverter: Sendable {
       "a 4:2:0 band \(rows) must hold whole row pairs")
     precondition(
       frame.width == width && frame.height == height && frame.layout == layout, "frame from another converter")
-    convertRows(image, rows: rows, into: frame, drawn: drawn)
+    precondition(pendingRow == nil || convertsRowColors, "rows' colors given to a converter that reads pixels")
+    convertRows(image, rows: rows, into: frame, drawn: drawn, pendingRow: pendingRow)
   }
 
-  private func convertRows(_ image: Image, rows: Range<Int>, into frame: ConvertedFrame, drawn: IntRect?) {
+  private func convertRows(
+    _ image: Image, rows: Range<Int>, into frame: ConvertedFrame, drawn: IntRect?,
+    pendingRow: ((Int) -> PendingRow?)? = nil
+  ) {
     let drawnRows = drawn.map { $0.isEmpty ? 0..<0 : max($0.y, 0)..<min($0.maxY, height) } ?? 0..<height
     switch layout {
-    case .yuv420p, .yuva420p: convert420(image, frame, bits: 8, rows: rows, drawnRows: drawnRows)
+    case .yuv420p, .yuva420p:
+      convert420(image, frame, bits: 8, sample: UInt8.self, rows: rows, drawnRows: drawnRows, pendingRow: pendingRow)
     case .yuv420p10: convert420(image, frame, bits: 10, rows: rows, drawnRows: drawnRows)
     case .yuva444p10: convert444(image, frame, rows: rows)
     case .rgb24, .rgba, .bgra: convertRGB(image, frame, rows: rows)
@@ -217,7 +238,8 @@ public final class FrameConverter: Sendable {
 
   @inline(__always)
   private func convert420<Sample: FixedWidthInteger & UnsignedInteger>(
-    _ image: Image, _ frame: ConvertedFrame, bits: Int, sample: Sample.Type, rows: Range<Int>, drawnRows: Range<Int>
+    _ image: Image, _ frame: ConvertedFrame, bits: Int, sample: Sample.Type, rows: Range<Int>, drawnRows: Range<Int>,
+    pendingRow: ((Int) -> PendingRow?)? = nil
   ) {
     let scale = Float(1 << (bits - 8))  // 10-bit codes are 8-bit codes times 4
     let maximum = Float((1 << bits) - 1)
@@ -269,6 +291,27 @@ public final class FrameConverter: Sendable {
           let alpha8 = bits == 8 && keepsAlpha && aPlane != nil
           let opaque10 = bits == 10 && !keepsAlpha && aPlane == nil
           let vectorBlocks = vectorized && (opaque8 || alpha8 || opaque10) ? (width / 8) * 4 : 0
+          // Rows of one color, written in some columns (`pendingRow`): the rest are runs of it.
+          var pending: (Pixel, Pixel, written: Range<Int>)? = nil
+          if opaque8, let pendingRow, let p0 = pendingRow(y0), let p1 = pendingRow(y1) {
+            precondition(p0.written == p1.written, "a row pair written in different columns")
+            pending = (p0.color, p1.color, p0.written)
+          }
+          if let (c0, c1, written) = pending, written.isEmpty {
+            let lines = (rotated + ((cy + 29) & 63) * 144, rotated + ((cy + 7) & 63) * 144 + 72)
+            uniformPair(
+              c0, c1,
+              luma: (
+                UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt8.self),
+                UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt8.self)
+              ),
+              chroma: (
+                UnsafeMutableRawPointer(cbRow).assumingMemoryBound(to: UInt8.self),
+                UnsafeMutableRawPointer(crRow).assumingMemoryBound(to: UInt8.self)
+              ),
+              dither: (dither0, dither1), chromaDither: (cbDither, crDither), lines: lines, tiles: tiles)
+            continue
+          }
           var uniform: UniformTiles? = nil
           if vectorBlocks > 0, alpha8, let aPlane {
             for i in 0..<72 {
@@ -297,7 +340,7 @@ public final class FrameConverter: Sendable {
               sums: sums, dither: (dither0, dither1))
           } else if vectorBlocks > 0 {
             let runs = opaqueBlocks8(
-              row0, row1, blocks: vectorBlocks, ahead: y1 + 2 < rows.upperBound ? 2 * width : 0,
+              row0, row1, pending: pending, blocks: vectorBlocks, ahead: y1 + 2 < rows.upperBound ? 2 * width : 0,
               luma: (
                 UnsafeMutableRawPointer(yRow0).assumingMemoryBound(to: UInt8.self),
                 UnsafeMutableRawPointer(yRow1).assumingMemoryBound(to: UInt8.self)
@@ -502,9 +545,13 @@ public final class FrameConverter: Sendable {
   /// transposed or computed: its codes are copied from a 64-column tile of that colour (dither
   /// repeats every 64 columns), computed by the same code the first time a row pair needs it,
   /// and its sums are that colour's. Returns whether any chunk was such a run (`tiles.flags`).
+  /// With `pending` (rows of one colour each, written only in `written` columns:
+  /// `Surface.pendingRow`), the run colours are those, and a chunk outside those columns is a run
+  /// without being read.
   @inline(__always)
   private func opaqueBlocks8(
-    _ row0: UnsafeMutablePointer<Pixel>, _ row1: UnsafeMutablePointer<Pixel>, blocks: Int, ahead: Int,
+    _ row0: UnsafeMutablePointer<Pixel>, _ row1: UnsafeMutablePointer<Pixel>,
+    pending: (Pixel, Pixel, written: Range<Int>)? = nil, blocks: Int, ahead: Int,
     luma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>), sums: ColumnSums,
     dither: (UnsafePointer<Float>, UnsafePointer<Float>), tiles: UniformTiles?
   ) -> Bool {
@@ -518,8 +565,10 @@ public final class FrameConverter: Sendable {
       let bits = unsafeBitCast(p, to: SIMD4<UInt32>.self)
       return LaneBits(lowHalf: bits, highHalf: bits)
     }
-    let first0 = row0[0], first1 = row1[0]
+    let (first0, first1) = pending.map { ($0.0, $0.1) } ?? (row0[0], row1[0])
     let pattern0 = pattern(first0), pattern1 = pattern(first1)
+    // The columns to read: all but those of pending rows not written.
+    let read = tiles == nil ? 0..<Int.max : pending?.written ?? 0..<Int.max
     // The run colour's column sums, once its tiles are made (at the pair's first run).
     var made = false
     var runR = Lanes(), runG = Lanes(), runB = Lanes()
@@ -530,12 +579,15 @@ public final class FrameConverter: Sendable {
     var cx = 0
     while cx < blocks {
       let x0 = cx * 2
-      chints_prefetch(row0 + x0 + ahead)
-      chints_prefetch(row0 + x0 + ahead + 4)
-      chints_prefetch(row1 + x0 + ahead)
-      chints_prefetch(row1 + x0 + ahead + 4)
-      if let tiles, let flags, let tile0, let tile1, UniformTiles.chunk(row0 + x0, is: pattern0),
-        UniformTiles.chunk(row1 + x0, is: pattern1)
+      let reads = read.contains(x0)
+      if reads {
+        chints_prefetch(row0 + x0 + ahead)
+        chints_prefetch(row0 + x0 + ahead + 4)
+        chints_prefetch(row1 + x0 + ahead)
+        chints_prefetch(row1 + x0 + ahead + 4)
+      }
+      if let tiles, let flags, let tile0, let tile1,
+        !reads || (UniformTiles.chunk(row0 + x0, is: pattern0) && UniformTiles.chunk(row1 + x0, is: pattern1))
       {
         if !made {
           (runR, runG, runB) = lumaTiles(first0, first1, dither: dither, tiles: tiles)
@@ -607,6 +659,39 @@ public final class FrameConverter: Sendable {
       sums.store8(r0 + r1, g0 + g1, b0 + b1, at: x0)
       cx += 4
     }
+  }
+
+  /// An opaque 8-bit row pair whose rows are `first` and `second` throughout, from their colors
+  /// alone (`Surface.pendingRow`, written nowhere): the bytes `opaqueBlocks8` and `chromaRow` make from such rows,
+  /// whose every chunk is a run and every chroma group takes the run's tile. The luma tiles and
+  /// the chroma tiles are made by the same code from the same sums and repeated along the rows.
+  /// The width is a multiple of eight (`convertsRowColors`).
+  private func uniformPair(
+    _ first: Pixel, _ second: Pixel, luma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
+    chroma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
+    dither: (UnsafePointer<Float>, UnsafePointer<Float>), chromaDither: (UnsafePointer<Float>, UnsafePointer<Float>),
+    lines: (UnsafePointer<Float>, UnsafePointer<Float>), tiles: UniformTiles
+  ) {
+    let (r, g, b) = lumaTiles(first, second, dither: dither, tiles: tiles)
+    let t = tiles.sums
+    t.red.update(repeating: r[0], count: UniformTiles.sumsCount)
+    t.green.update(repeating: g[0], count: UniformTiles.sumsCount)
+    t.blue.update(repeating: b[0], count: UniformTiles.sumsCount)
+    chromaRow(
+      t, cb: tiles.cb, cr: tiles.cr, scale: 1, maximum: SIMD4(repeating: 255), dither: chromaDither, lines: lines,
+      premultiplied: false, blocks: 64)
+    /// `tile`'s 64 bytes over `count` bytes from `out`, `out[i]` = `tile[i % 64]`.
+    func repeatTile(_ tile: UnsafeMutablePointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, count: Int) {
+      var x = 0
+      while x < count {
+        (out + x).update(from: tile, count: min(64, count - x))
+        x += 64
+      }
+    }
+    repeatTile(tiles.luma0, into: luma.0, count: width)
+    repeatTile(tiles.luma1, into: luma.1, count: width)
+    repeatTile(tiles.cb, into: chroma.0, count: width / 2)
+    repeatTile(tiles.cr, into: chroma.1, count: width / 2)
   }
 
   /// The luma tiles of a row pair whose rows are `first0` and `first1` throughout: 64 codes
