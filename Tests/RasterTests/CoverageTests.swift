@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _TestSupport
 
 @testable import Raster
 
@@ -125,6 +126,53 @@ func alphas(_ path: Path, width: Int, height: Int, rule: FillRule = .nonZero) ->
     ctx.clip(to: Path(rect: Rect(x: 1, y: 0, width: 1.5, height: 1)))
     ctx.fill(Path(rect: Rect(x: 0, y: 0, width: 4, height: 1)), with: .color(.white))
     #expect((0..<4).map { image[$0, 0].w } == [0, 1, 0.5, 0])
+  }
+
+  /// A clip to a rectangle on whole pixels is not rasterized (`ClipMask.solid`): what it draws
+  /// is the bits of the same rectangle clipped as a path the rasterizer covers (a fifth point
+  /// on its top edge), for fills, a blurred fill, a faded layer and a clip inside it, whole and
+  /// in bands.
+  @Test func aWholePixelRectangleClipsAsItsCoverageWould() {
+    func scene(asPath: Bool) -> (inout GraphicsContext) -> Void {
+      { c in
+        let box = Rect(x: 3, y: 2, width: 30, height: 40)
+        var path = Path(rect: box)
+        if asPath {
+          path = Path()
+          path.move(to: Point(3, 2))
+          path.addLine(to: Point(20, 2))
+          path.addLine(to: Point(33, 2))
+          path.addLine(to: Point(33, 42))
+          path.addLine(to: Point(3, 42))
+          path.closeSubpath()
+        }
+        c.fill(Path(rect: Rect(x: 0, y: 0, width: 41, height: 77)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.3)))
+        c.clip(to: path)
+        let ramp = Shading.linearGradient(
+          Gradient(colors: [.white, Color(red: 1, green: 0, blue: 0).opacity(0.4)]), start: Point(0, 0),
+          end: Point(30, 40))
+        c.fill(Path(ellipseIn: Rect(x: -4, y: 5, width: 30, height: 45)), with: ramp)
+        var glow = c
+        glow.addFilter(.blur(radius: 6))
+        glow.opacity = 0.55
+        glow.fill(Path(ellipseIn: Rect(x: 10, y: 10, width: 30, height: 20)), with: .color(.white))
+        var faded = c
+        faded.opacity = 0.7
+        faded.drawLayer { inner in
+          inner.clip(to: Path(ellipseIn: Rect(x: 5, y: 20, width: 25, height: 25)))
+          inner.fill(Path(rect: Rect(x: 0, y: 0, width: 41, height: 77)), with: .color(.white))
+        }
+      }
+    }
+    let solid = drawWholeAndInBands(width: 41, height: 77, bandRows: 10, scene(asPath: false))
+    let path = drawWholeAndInBands(width: 41, height: 77, bandRows: 10, scene(asPath: true))
+    #expect(solid.banded && path.banded)
+    // Compared through a Bool: a failure names the case, not thousands of values.
+    let sameWhole = channelBits(solid.whole) == channelBits(path.whole)
+    let sameBands = channelBits(solid.assembled) == channelBits(path.whole)
+    #expect(sameWhole, "a solid clip's whole frame differs from the clip's coverage")
+    #expect(sameBands, "a solid clip's bands differ from the clip's coverage")
+    #expect(solid.whole[2, 20].x == Color(red: 0.1, green: 0.2, blue: 0.3).premultiplied.x, "outside the clip")
   }
 }
 

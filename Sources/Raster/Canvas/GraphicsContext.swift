@@ -152,6 +152,15 @@ public struct GraphicsContext {
       rect = IntRect(covering: b.min, b.max).intersection(target.bounds)
     }
     if let old = clipMask { rect = rect.intersection(old.rect) }
+    // A rectangle on whole pixels covers each pixel inside it wholly, 1 by either rule (and 1
+    // times a solid clip before it is 1): the mask its coverage would make, not computed.
+    let whole = { (v: Float) in v.rounded() == v }
+    if let box = surface.lines.rectangle, whole(box.min.x), whole(box.min.y), whole(box.max.x), whole(box.max.y),
+      clipMask?.solid ?? true
+    {
+      clipMask = ClipMask(rect: rect, within: target.isBand ? target.rows : nil, solid: true)
+      return
+    }
     let mask = ClipMask(rect: rect, within: target.isBand ? target.rows : nil)
     if !rect.isEmpty {
       let cov = surface.coverage

@@ -335,25 +335,31 @@ public final class Layer: @unchecked Sendable {
 
 /// Coverage of a clip: 0...1 per pixel over `rect` of the target, 0 outside it. On a band of
 /// the target only the band's rows of it are stored (`rows`).
+///
+/// A `solid` one is 1 over the whole of `rect` (a rectangle on whole pixels, the loader's
+/// canvas): every row is one stored row of ones, and nothing is computed or cleared for it.
 final class ClipMask: @unchecked Sendable {
   let rect: IntRect
   /// The rows of `rect` stored.
   let rows: Range<Int>
   let values: UnsafeMutablePointer<Float>
+  let solid: Bool
 
-  init(rect: IntRect, within band: Range<Int>? = nil) {
+  init(rect: IntRect, within band: Range<Int>? = nil, solid: Bool = false) {
     self.rect = rect
+    self.solid = solid
     let all = rect.y..<rect.maxY
     rows = band.map { all.clamped(to: $0) } ?? all
-    values = .allocate(capacity: max(rect.width * rows.count, 1))
-    values.initialize(repeating: 0, count: max(rect.width * rows.count, 1))
+    let count = max(rect.width * (solid ? 1 : rows.count), 1)
+    values = .allocate(capacity: count)
+    values.initialize(repeating: solid ? 1 : 0, count: count)
   }
 
   deinit { values.deallocate() }
 
   @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<Float> {
     assert(rows.contains(y), "clip row \(y) outside the stored rows \(rows)")
-    return values + (y - rows.lowerBound) * rect.width
+    return solid ? values : values + (y - rows.lowerBound) * rect.width
   }
 }
 
