@@ -4,8 +4,9 @@
 // are the median of BENCH_RUNS runs (default 3) of a BENCH_FRAMES-frame clip (default 60, 2 s at
 // 30 fps; each run allocates its surfaces and ring afresh: 0.1-0.2 ms of CPU a frame outside the
 // frames' drawing, measured, and the first touch of each thread's layers). Encoding numbers come
-// from BENCH_ENCODE_RUNS pairs of runs (default 2) of a clip of BENCH_ENCODE_FRAMES (default 60),
-// after an untimed encode that warms the encoder up (the first of a process is slower):
+// from BENCH_ENCODE_RUNS pairs of runs (default 3) of a clip of BENCH_ENCODE_FRAMES (default 60),
+// after an untimed encode that warms the encoder up (the first of a process is slower), each
+// ratio the median of the pairs' own ratios (a pair's two runs are side by side in time):
 // x264 medium holds 40 frames of lookahead before it encodes any, so a shorter clip would not
 // overlap rendering with encoding at all. Beside wall-clock
 // frames a second it records CPU milliseconds a frame, which other processes on the machine
@@ -113,7 +114,7 @@ if CommandLine.arguments.count == 6, CommandLine.arguments[1] == "--encode-raw" 
 let env = ProcessInfo.processInfo.environment
 let renderRuns = max(1, Int(env["BENCH_RUNS"] ?? "") ?? 3)
 let clipFrames = max(4, Int(env["BENCH_FRAMES"] ?? "") ?? 60)
-let encodeRuns = max(1, Int(env["BENCH_ENCODE_RUNS"] ?? "") ?? 2)
+let encodeRuns = max(1, Int(env["BENCH_ENCODE_RUNS"] ?? "") ?? 3)
 let encodeFrames = max(4, Int(env["BENCH_ENCODE_FRAMES"] ?? "") ?? 60)
 let only = env["BENCH_ONLY"].map { $0.split(separator: ",").map(String.init) }
 let measureMemory = env["BENCH_MEMORY"] != "0"
@@ -449,10 +450,8 @@ struct Row {
   /// Where the render threads' time went, on one thread and on all cores.
   var profile1 = ProfileSummary(), profileAll = ProfileSummary()
   var ofCeiling: Double { scaling / ceiling }
-  var mp4Ratio: Double { mp4Encode / mp4 }  // render+encode time / encode-only time
-  var webmRatio: Double { webmEncode / webm }
-  var mp4CPURatio: Double { mp4CPU / mp4EncodeCPU }  // render+encode CPU / encode-only CPU
-  var webmCPURatio: Double { webmCPU / webmEncodeCPU }
+  /// Render+encode time / encode-only time, and CPU / CPU: the median of each pair's ratio.
+  var mp4Ratio = Double.nan, webmRatio = Double.nan, mp4CPURatio = Double.nan, webmCPURatio = Double.nan
 }
 
 func uptime() -> String {
@@ -597,11 +596,17 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
     }
     let together = (fps: median(togetherRuns.map(\.fps)), cpu: median(togetherRuns.map(\.cpu)))
     let alone = (fps: median(aloneRuns.map(\.fps)), cpu: median(aloneRuns.map(\.cpu)))
+    // Each pair's ratio, its two runs side by side in time, so a slow stretch of the host moves
+    // both: the median of those, not of the runs apart.
+    let ratio = median(zip(togetherRuns, aloneRuns).map { $0.1.fps / $0.0.fps })
+    let cpuRatio = median(zip(togetherRuns, aloneRuns).map { $0.0.cpu / $0.1.cpu })
     if isMP4 {
       (row.mp4, row.mp4Encode, row.mp4CPU, row.mp4EncodeCPU) = (together.fps, alone.fps, together.cpu, alone.cpu)
+      (row.mp4Ratio, row.mp4CPURatio) = (ratio, cpuRatio)
       row.mp4RenderThreadsCPU = median(renderThreadsCPU)
     } else {
       (row.webm, row.webmEncode, row.webmCPU, row.webmEncodeCPU) = (together.fps, alone.fps, together.cpu, alone.cpu)
+      (row.webmRatio, row.webmCPURatio) = (ratio, cpuRatio)
       row.webmRenderThreadsCPU = median(renderThreadsCPU)
     }
   }
@@ -780,7 +785,8 @@ let notes = """
   r+e: render and encode together (H.264 medium crf \(VideoCodec.h264.spec.quality?.defaultValue ?? 0) / VP9 crf \(VideoCodec.vp9.spec.quality?.defaultValue ?? 0), \(RenderSetting.defaultEncoderThreads) encoder threads); enc: the same
   frames, rendered beforehand, through the same writer alone, after one untimed warm-up encode; medians of
   \(encodeRuns) pairs of runs of \(encodeFrames) frames, the two in turn.
-  ratio = r+e time / enc time; cpu x = r+e CPU / enc CPU, the work rendering adds.
+  ratio = r+e time / enc time; cpu x = r+e CPU / enc CPU, the work rendering adds: each the median of the
+  pairs' own ratios.
   MB: peak resident memory (MB) of a CLI render of 10 s (weather 12 s) / 60 s at 5 frames/s, --null and to MP4;
   enc: the encoder alone, the same frames fed from a file through the same writer.
   load average (1, 5, 15 min) \(startLoad) at the start, \(endLoad) at the end; \(Int(elapsed)) s in all.
