@@ -7,6 +7,9 @@
 # for), then SIGKILL, and exits 1. Otherwise it exits with the suite's own status.
 #
 #   Tests/run-suite.sh MINUTES swift test --skip-build
+#
+# RUN_SUITE_SECONDS, when set, is the deadline in seconds instead (for its own test,
+# RunSuiteTests, which cannot wait minutes).
 set -uo pipefail
 minutes=${1:?usage: Tests/run-suite.sh MINUTES COMMAND...}
 shift
@@ -44,10 +47,15 @@ stop() {
 }
 trap 'stop; rm -f "$log"; exit 130' INT TERM HUP
 
-deadline=$((SECONDS + minutes * 60))
+limit=$((minutes * 60)) after="$minutes min"
+if [[ -n ${RUN_SUITE_SECONDS:-} ]]; then
+  [[ $RUN_SUITE_SECONDS =~ ^[1-9][0-9]*$ ]] || { echo "run-suite: RUN_SUITE_SECONDS: '$RUN_SUITE_SECONDS' is not a whole number of seconds" >&2; exit 2; }
+  limit=$RUN_SUITE_SECONDS after="$RUN_SUITE_SECONDS s"
+fi
+deadline=$((SECONDS + limit))
 while kill -0 "$pid" 2>/dev/null; do
   if ((SECONDS >= deadline)); then
-    echo "run-suite: the suite was still running after $minutes min; these tests started and never finished:"
+    echo "run-suite: the suite was still running after $after; these tests started and never finished:"
     started=$(sed -nE 's/^◇ Test (.*) started\.$/\1/p' "$log" | grep -vE '^(run|case passing .*)$' | sort -u)
     # "✔ Test f(x:) with 3 test cases passed after ...": the name is what comes before " with".
     finished=$(sed -nE 's/^[✔✘] Test (.*) (passed|failed) after .*$/\1/p' "$log" | sed -E 's/ with [0-9]+ test cases?$//' | sort -u)
@@ -56,7 +64,7 @@ while kill -0 "$pid" 2>/dev/null; do
     signal_session TRAP
     for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
     stop
-    echo "run-suite: stopped the suite after $minutes min" >&2
+    echo "run-suite: stopped the suite after $after" >&2
     exit 1
   fi
   sleep 2
