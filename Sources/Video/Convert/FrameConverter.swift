@@ -567,8 +567,9 @@ public final class FrameConverter: Sendable {
     }
     let (first0, first1) = pending.map { ($0.0, $0.1) } ?? (row0[0], row1[0])
     let pattern0 = pattern(first0), pattern1 = pattern(first1)
-    // The columns to read: all but those of pending rows not written.
-    let read = tiles == nil ? 0..<Int.max : pending?.written ?? 0..<Int.max
+    // The columns to read: all but those of pending rows not written, which only tiles convert.
+    precondition(pending == nil || tiles != nil, "pending rows converted without tiles")
+    let read = pending?.written ?? 0..<Int.max
     // The run colour's column sums, once its tiles are made (at the pair's first run).
     var made = false
     var runR = Lanes(), runG = Lanes(), runB = Lanes()
@@ -662,10 +663,10 @@ public final class FrameConverter: Sendable {
   }
 
   /// An opaque 8-bit row pair whose rows are `first` and `second` throughout, from their colors
-  /// alone (`Surface.pendingRow`, written nowhere): the bytes `opaqueBlocks8` and `chromaRow` make from such rows,
-  /// whose every chunk is a run and every chroma group takes the run's tile. The luma tiles and
-  /// the chroma tiles are made by the same code from the same sums and repeated along the rows.
-  /// The width is a multiple of eight (`convertsRowColors`).
+  /// alone (`Surface.pendingRow`, written nowhere): the bytes `opaqueBlocks8` and `chromaRow`
+  /// make from such rows, whose every chunk is a run and every chroma group takes the run's
+  /// tile. The luma tiles and the chroma tiles are made by the same code from the same sums and
+  /// repeated along the rows. The width is a multiple of eight (`convertsRowColors`).
   private func uniformPair(
     _ first: Pixel, _ second: Pixel, luma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
     chroma: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>),
