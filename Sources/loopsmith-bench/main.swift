@@ -907,7 +907,9 @@ if cores >= 2 {
 }
 for v in verdicts {
   let comparison = v.atMost ? "<=" : ">="
-  let value = v.limit >= 100 || v.value >= 100 ? f0(v.value) : f2(v.value)
+  var value = v.limit >= 100 || v.value >= 100 ? f0(v.value) : f2(v.value)
+  // A miss that rounds to its limit shows a third decimal: "1.053 <= 1.05", not "1.05 <= 1.05".
+  if !v.met && value == f2(v.limit) { value = String(format: "%.3f", v.value) }
   verdictText += "\n  \(v.met ? "met   " : "MISSED") \(v.target) \(v.name): \(value) \(comparison) \(v.limit)"
   if !v.met { verdictText += " -- \(v.evidence)" }
 }
