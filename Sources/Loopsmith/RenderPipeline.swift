@@ -233,12 +233,19 @@ extension RenderPipeline {
     case pixels
   }
 
+  /// Whether bands for `converters` are finished keeping what they may take instead of pixels
+  /// (`drawBands(keepsSamples:)`): every one takes a mesh's samples or the sky's row colors.
+  public static func keepsSamples(for converters: [FrameConverter]) -> Bool {
+    !converters.isEmpty && converters.allSatisfy { $0.convertsSamples || $0.convertsRowColors }
+  }
+
   /// How the band `surface` holds, finished with `finishKeepingSamples()`, is converted by every
   /// one of `converters`: from what they all take, its pixels written (`Surface.finish`) when
   /// they are read.
   public static func bandSource(_ surface: Surface, converters: [FrameConverter]) -> BandSource {
     if let sampled = surface.sampledRows, converters.allSatisfy({ $0.takes(sampled) }) { return .samples(sampled) }
-    if surface.sampledRows == nil && surface.keepsRowColors && converters.allSatisfy(\.convertsRowColors) {
+    // Pending samples and pending rows exclude each other (a mesh over every pixel replaces the sky).
+    if surface.keepsRowColors && converters.allSatisfy(\.convertsRowColors) {
       return .rowColors
     }
     surface.finish()
@@ -285,7 +292,7 @@ private final class SharedRender: @unchecked Sendable {
   ) {
     (self.effect, self.job, self.bandSurfaces, self.converters, self.ring) =
       (effect, job, bandSurfaces, converters, ring)
-    keepsSamples = !converters.isEmpty && converters.allSatisfy { $0.convertsSamples || $0.convertsRowColors }
+    keepsSamples = RenderPipeline.keepsSamples(for: converters)
     wholeSurfaces = (0..<threads).map { _ in WholeSurfaceBox() }
   }
 

@@ -531,7 +531,7 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
         let banded =
           canBand
           && RenderPipeline.drawBands(
-            effect, job: one, frame: i, on: band, keepsSamples: converter.convertsSamples || converter.convertsRowColors
+            effect, job: one, frame: i, on: band, keepsSamples: RenderPipeline.keepsSamples(for: [converter])
           ) { rows in
             // As the pipeline converts: a band drawn as one mesh from samples from its samples
             // (docs/PERFORMANCE.md, Mesh samples), rows of the sky nothing drew on from their

@@ -260,10 +260,13 @@ extension GraphicsContext {
     // written as it is, without clearing or reading the old pixels (over anything, source-over
     // of an opaque color is the color); one color is not even written, only noted as pending, for
     // the next drawing to write (`Layer.pendingFill`).
+    // `pendingFill` is asked last: asking writes any pending rows (the sky), which a fill that
+    // cannot take this path (translucent, as the lightning's flash, or not over every pixel)
+    // leaves to its own blending, row by row.
     let whole = layer.bounds.offsetBy(origin.0, origin.1)
-    if layer.pendingFill != nil && mode == .sourceOver && opacity == 1 && program.isOpaque
+    if mode == .sourceOver && opacity == 1 && program.isOpaque
       && innerX0 == whole.x && innerX1 == whole.maxX && region == whole
-      && box.min.y <= Float(whole.y) && box.max.y >= Float(whole.maxY)
+      && box.min.y <= Float(whole.y) && box.max.y >= Float(whole.maxY) && layer.pendingFill != nil
     {
       layer.dirty = layer.bounds
       if case .solid(let color) = program.kind {

@@ -114,25 +114,23 @@ public final class Layer: @unchecked Sendable {
   /// Whether rows from `fillRows` are pending (some may be written).
   var hasPendingRows: Bool { rowsPending }
 
-  /// `settle`, except that pending rows stay pending.
-  func settleKeepingRows() {
-    if pendingColor != nil || pendingSamples != nil { settleNow() }
-  }
-
   /// Widens the written columns of both rows of every pair `2k, 2k + 1` (layer rows) to what
   /// either has, so that a 4:2:0 converter, which reads rows by pairs, finds the same columns
   /// written in both.
   func writeRowPartners() {
     guard rowsPending else { return }
-    var y = rows.lowerBound - rows.lowerBound % 2
-    while y < rows.upperBound {
-      let pair = max(y, rows.lowerBound)..<min(y + 2, rows.upperBound)
-      let spans = pair.map { rowWritten.pointer[$0 - rows.lowerBound] }.filter { !$0.isEmpty }
-      if let first = spans.first {
-        let hull = spans.reduce(first) { min($0.lowerBound, $1.lowerBound)..<max($0.upperBound, $1.upperBound) }
-        for r in pair { write(row: r - rows.lowerBound, columns: hull) }
+    let written = rowWritten.pointer
+    // Stored row i is layer row `rows.lowerBound + i`: a band starting on an odd row has its
+    // first row without a partner here.
+    var i = rows.lowerBound % 2
+    while i + 1 < rows.count {
+      let (a, b) = (written[i], written[i + 1])
+      if a != b {
+        let hull = a.isEmpty ? b : b.isEmpty ? a : min(a.lowerBound, b.lowerBound)..<max(a.upperBound, b.upperBound)
+        write(row: i, columns: hull)
+        write(row: i + 1, columns: hull)
       }
-      y += 2
+      i += 2
     }
   }
 

@@ -127,8 +127,7 @@ public final class Surface: @unchecked Sendable {
   /// by two (`pendingRow`).
   public func finishKeepingSamples() {
     guard canvasLayer.pendingSamples == nil else { return }
-    canvasLayer.writeRowPartners()
-    canvasLayer.settleKeepingRows()
+    if canvasLayer.hasPendingRows { canvasLayer.writeRowPartners() } else { canvasLayer.settle() }
   }
 
   /// After `finishKeepingSamples()`, frame row `y` (a row of `band`) when it is one color that
