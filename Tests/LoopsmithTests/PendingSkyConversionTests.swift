@@ -59,18 +59,19 @@ import Testing
   }
 
   /// At the tests' usual size and at 1080 pixels wide (scale 3, a phone's frame cut short to
-  /// 1080 x 400): the bytes are the whole frame's, and the sky nothing drew on is left unwritten:
-  /// about half of a clear night's and a snowy sky's, some of a clear day's (under the sun's
-  /// glow and rays) and of a night fading into snow. Clouds and fog cross every row.
+  /// 1080 x 400): the bytes are the whole frame's, and the sky nothing drew on is left unwritten.
+  /// Measured: a clear night 89% and 57% of its pixels, snow 88% and 50%, a clear day 59% and 30%,
+  /// the night fading into snow 37% and 21%; at 360x640 cloudy 40%, rain 23%, the thunderstorm
+  /// 10% and fog 7%, whose clouds and fog cross every row of the short 1080-wide frame.
   @Test(arguments: cases)
   func theSkyLeftUnwrittenGivesTheWholeFramesBytes(set: [String: String]) throws {
-    let least: Double? =
+    let least: (small: Double, wide: Double?) =
       switch set["weather"] ?? set["sequence"] {
-      case "clearNight", "snow": 0.4
-      case "clearDay", "clearNight:1,snow:1": 0
-      default: nil
+      case "clearNight", "snow": (0.4, 0.4)
+      case "clearDay", "clearNight:1,snow:1": (0.1, 0.1)
+      default: (0, nil)
       }
-    for (size, scale) in [((360, 640), 1.0), ((1080, 400), 3.0)] {
+    for (size, scale, least) in [((360, 640), 1.0, least.small), ((1080, 400), 3.0, least.wide)] {
       let share = try Self.compare(set, size: size, scale: scale)
       if let least { #expect(share > least, "\(set) \(size): only \(share) of the sky was left unwritten") }
     }
