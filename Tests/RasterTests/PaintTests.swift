@@ -87,6 +87,36 @@ import Testing
     }
   }
 
+  /// The matrix maps the straight color and premultiplies again, `(M * rgb / a + offset) * a`;
+  /// `apply` computes it as `M * rgb + offset * a`, without dividing. Over pixels with alphas
+  /// from 1e-6 to 1 and colors a little beyond their alpha, the two agree within 4e-7 of the
+  /// formula in double precision, a five-thousandth of half an 8-bit code (0.002).
+  @Test func theColorMatrixIsTheStraightColorFormulaWithoutADivision() {
+    let m = ColorMatrix.hueRotation(radians: 1.1).concatenating(.saturation(1.3)).concatenating(.brightness(0.05))
+    var state: UInt64 = 41
+    func next() -> Float {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Float(state >> 40) / Float(1 << 24)
+    }
+    var worst = 0.0
+    for i in 0..<20_000 {
+      let a = i % 5 == 0 ? pow(10, -6 * next()) : next()
+      let p = Pixel(next() * a * 1.05, next() * a, next() * a, a)
+      guard a > 0 else { continue }
+      let out = m.apply(p)
+      for (row, lane) in zip([m.r, m.g, m.b], 0..<3) {
+        let straight = (0..<3).reduce(Double(row[3])) { $0 + Double(row[$1]) * Double(p[$1]) / Double(a) }
+        worst = max(worst, abs(Double(out[lane]) - straight * Double(a)))
+      }
+      #expect(out.w == a)
+    }
+    #expect(worst < 4e-7, "largest difference \(worst)")
+    #expect(worst > 0)  // float arithmetic: a check of the comparison itself
+    #expect(m.apply(Pixel(0.3, 0.2, 0.1, 0)) == .zero)
+    #expect(m.apply(Pixel(0.3, 0.2, 0.1, -0.5)) == .zero)
+    #expect(m.apply(Pixel(0.3, 0.2, 0.1, .nan)) == .zero)
+  }
+
   @Test func saturationZeroIsGreyAndOneIsIdentity() {
     let p = Pixel(0.9, 0.2, 0.1, 1)
     let grey = ColorMatrix.saturation(0).apply(p)

@@ -45,30 +45,30 @@ public struct ColorMatrix: Sendable, Hashable {
     return ColorMatrix(r: row(r), g: row(g), b: row(b))
   }
 
-  /// The matrix applied to one premultiplied pixel: un-premultiply, map, re-premultiply.
+  /// The matrix applied to one premultiplied pixel: the straight color `rgb / a` mapped and
+  /// premultiplied again, `(M * rgb / a + offset) * a`, which is `M * rgb + offset * a` with no
+  /// division (docs/SWIFTUI-SEMANTICS.md, View modifiers): within a few units in the last place of
+  /// the divided form, and better for a tiny alpha, whose straight colors are huge. A pixel whose
+  /// alpha is not above 0 (or not a number) is clear.
   @inline(__always) public func apply(_ p: Pixel) -> Pixel {
     let a = p.w
     guard a > 0 else { return .zero }
-    let c = SIMD4<Float>(p.x / a, p.y / a, p.z / a, 1)
-    let out = Pixel((r * c).sum(), (g * c).sum(), (b * c).sum(), 1)
-    return out * a
+    @inline(__always) func channel(_ m: SIMD4<Float>) -> Float { m.x * p.x + m.y * p.y + m.z * p.z + m.w * a }
+    return Pixel(channel(r), channel(g), channel(b), a)
   }
 
   /// `apply` on each of `count` pixels at `row`, in place, eight at a time as a vector a channel
-  /// (the rest one at a time). The same operations lane by lane as `apply`, in the same order
-  /// (`sum()` adds a vector's lanes from the first, after -0, which changes nothing), so the
-  /// same bits: a layer's filter (the voice orb's hue rotation) over a whole band.
+  /// (the rest one at a time). The same operations lane by lane as `apply`, in the same order, so
+  /// the same bits: a layer's filter (the voice orb's hue rotation) over a whole band.
   func apply(row: UnsafeMutablePointer<Pixel>, count: Int) {
     var x = 0
     while x + 8 <= count {
       let p = Pixels8(loading: row + x)
-      let (cr, cg, cb) = (p.r / p.a, p.g / p.a, p.b / p.a)
       @inline(__always) func channel(_ m: SIMD4<Float>) -> Lanes {
-        var sum = Lanes(repeating: -0.0) + Lanes(repeating: m.x) * cr
-        sum += Lanes(repeating: m.y) * cg
-        sum += Lanes(repeating: m.z) * cb
-        sum += Lanes(repeating: m.w) * Lanes(repeating: 1)
-        return chints_where_positive8(sum * p.a, p.a)
+        let sum =
+          Lanes(repeating: m.x) * p.r + Lanes(repeating: m.y) * p.g + Lanes(repeating: m.z) * p.b
+          + Lanes(repeating: m.w) * p.a
+        return chints_where_positive8(sum, p.a)
       }
       Pixels8(r: channel(r), g: channel(g), b: channel(b), a: chints_where_positive8(p.a, p.a)).store(row + x)
       x += 8
