@@ -194,6 +194,25 @@ func profiledRun(_ j: RenderJob) throws -> ProfiledRun {
   return ProfiledRun(fps: Double(j.frameCount) / wall, cpu: cpu * 1000 / Double(j.frameCount), profile: profile)
 }
 
+/// `repeats` render-only runs of `j` back to back, taken as one: frames a second and CPU a frame
+/// over them all, and each run's profile. A cheap scene's 60 frames take 20-300 ms, where one
+/// stretch of the host's other work moves a single run by a tenth; repeated to half a second,
+/// the 1-thread and all-core runs of a pair each see several.
+func profiledRuns(_ j: RenderJob, repeats: Int) throws -> (fps: Double, cpu: Double, runs: [ProfiledRun]) {
+  var runs: [ProfiledRun] = []
+  let t0 = now(), c0 = cpuSeconds()
+  for _ in 0..<repeats { runs.append(try profiledRun(j)) }
+  let (wall, cpu) = (now() - t0, cpuSeconds() - c0)
+  let frames = Double(j.frameCount * repeats)
+  return (frames / wall, cpu * 1000 / frames, runs)
+}
+
+/// How many times to repeat a clip whose one-thread run took `seconds` so that it takes about
+/// `target` seconds: at least 1, at most 50.
+func repeatsFor(seconds: Double, target: Double = 0.5) -> Int {
+  max(1, min(50, Int((target / max(seconds, 1e-4)).rounded(.up))))
+}
+
 /// The render threads' time over runs, medians of the runs' figures: a frame's CPU milliseconds
 /// while drawing and converting (user + system; system alone), page faults a frame, and shares of
 /// the threads' wall time: idle (no frame to draw: waiting on another thread or the encoder) and
@@ -442,9 +461,13 @@ struct Row {
   /// and only its YUV samples are written (1.5 bytes a pixel); a whole frame's float pixels are
   /// written once and read once by the conversion too (16 + 16 + 1.5).
   var frameBytes: Double { Double(width * height) * (bandedShare * 1.5 + (1 - bandedShare) * 33.5) }
-  var scaling: Double { renderAll / render1 }
-  /// Each alternating pair of runs' scaling (all cores / one thread): how noisy `scaling` is.
+  /// Thread scaling: the median of the pairs' own (`pairScalings`).
+  var scaling: Double { median(pairScalings) }
+  /// Each alternating pair of runs' scaling (all cores / one thread), its spread how noisy
+  /// `scaling` is.
   var pairScalings: [Double] = []
+  /// How many times each render-only run of the pairs repeats the clip (`repeatsFor`).
+  var repeats = 1
   /// The machine's ceiling measured just before this scene's runs (`kernelCeiling`).
   var ceiling = 0.0, ceilingLow = 0.0, ceilingHigh = 0.0, ceilingCPURise = 0.0
   /// Where the render threads' time went, on one thread and on all cores.
@@ -494,15 +517,20 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
   // Render only: drawn and converted to H.264's samples on the render threads, nothing encoded.
   // One thread and all cores alternate, run by run, so both see the same load; each run records
   // where its threads' time went (RenderThreadProfile).
+  // A pair's two runs are side by side in time, so a slow stretch of a shared host moves both:
+  // the scaling is the median of the pairs' own ratios, as for render+encode below. Each run
+  // repeats the clip to about half a second on one thread (`repeatsFor`), timed by a first run.
   let one = try job(c, frames: clipFrames, output: mp4Path, threads: 1)
-  var ones: [ProfiledRun] = [], alls: [ProfiledRun] = []
+  let first = try profiledRun(one)
+  row.repeats = repeatsFor(seconds: Double(one.frameCount) / first.fps)
+  var ones: [(fps: Double, cpu: Double, runs: [ProfiledRun])] = [], alls = ones
   for _ in 0..<renderRuns {
-    ones.append(try profiledRun(one))
-    alls.append(try profiledRun(all))
+    ones.append(try profiledRuns(one, repeats: row.repeats))
+    alls.append(try profiledRuns(all, repeats: row.repeats))
   }
   (row.render1, row.render1CPU) = (median(ones.map(\.fps)), median(ones.map(\.cpu)))
   (row.renderAll, row.renderAllCPU) = (median(alls.map(\.fps)), median(alls.map(\.cpu)))
-  (row.profile1, row.profileAll) = (ProfileSummary(ones), ProfileSummary(alls))
+  (row.profile1, row.profileAll) = (ProfileSummary(ones.flatMap(\.runs)), ProfileSummary(alls.flatMap(\.runs)))
   row.pairScalings = zip(alls, ones).map { $0.fps / $1.fps }
   let unit = try job(c, frames: clipFrames, output: mp4Path, threads: cores, scale: 1)
   row.renderScale1 = try rate(frames: unit.frameCount, runs: renderRuns) {
@@ -767,8 +795,9 @@ for r in rows {
 }
 let notes = """
   f/s: frames a second (wall clock). 1T, \(cores)T: render only (drawn and converted to YUV on the render threads,
-  nothing encoded; `loopsmith render --null`), 1 and \(cores) render threads, median of \(renderRuns) runs of \(clipFrames) frames;
-  scale = \(cores)T / 1T f/s (1T and \(cores)T runs alternate); ceil: the machine's own ceiling, measured just before
+  nothing encoded; `loopsmith render --null`), 1 and \(cores) render threads, median of \(renderRuns) runs of \(clipFrames) frames
+  (each run repeating them to about half a second on 1T: a cheap scene's 60 frames take 20-300 ms);
+  scale = \(cores)T / 1T f/s, the median of the \(renderRuns) pairs' own (1T and \(cores)T runs alternate); ceil: the machine's own ceiling, measured just before
   the scene: the 1T to \(cores)T speed-up of one of our shading loops (Color Orbs' discs) on an L1-sized tile of
   each thread's own, which shares no memory and waits on nothing (\(f2(machineCeiling.ratio)) at the start of the run,
   \(f2(machineCeiling.low))-\(f2(machineCeiling.high)) over its rounds); of ceil = scale / ceil.
@@ -942,7 +971,7 @@ let json: [String: Any] = [
     [
       "name": r.name, "size": r.size, "fps": r.fps,
       "renderOnly1Thread": r.render1, "renderOnlyAllCores": r.renderAll, "threadScaling": number(r.scaling),
-      "threadScalingPairs": r.pairScalings, "threadScalingCeiling": r.ceiling,
+      "threadScalingPairs": r.pairScalings, "renderRunRepeats": r.repeats, "threadScalingCeiling": r.ceiling,
       "threadScalingCeilingRange": [r.ceilingLow, r.ceilingHigh], "threadScalingOfCeiling": number(r.ofCeiling),
       "renderThreadCPUms1Thread": r.profile1.renderCPU, "renderThreadCPUmsAllCores": r.profileAll.renderCPU,
       "outsideCPUms1Thread": r.profile1.outsideCPU, "outsideCPUmsAllCores": r.profileAll.outsideCPU,
