@@ -195,9 +195,9 @@ func profiledRun(_ j: RenderJob) throws -> ProfiledRun {
 }
 
 /// `repeats` render-only runs of `j` back to back, taken as one: frames a second and CPU a frame
-/// over them all, and each run's profile. A cheap scene's 60 frames take 20-300 ms, where one
-/// stretch of the host's other work moves a single run by a tenth; repeated to half a second,
-/// the 1-thread and all-core runs of a pair each see several.
+/// over them all, and each run's profile. A cheap scene's 60 frames take 13-40 ms on two threads,
+/// where one stretch of the host's other work moves a single run by a tenth; repeated to half a
+/// second, the 1-thread and all-core runs of a pair each see several.
 func profiledRuns(_ j: RenderJob, repeats: Int) throws -> (fps: Double, cpu: Double, runs: [ProfiledRun]) {
   var runs: [ProfiledRun] = []
   let t0 = now(), c0 = cpuSeconds()
@@ -796,7 +796,7 @@ for r in rows {
 let notes = """
   f/s: frames a second (wall clock). 1T, \(cores)T: render only (drawn and converted to YUV on the render threads,
   nothing encoded; `loopsmith render --null`), 1 and \(cores) render threads, median of \(renderRuns) runs of \(clipFrames) frames
-  (each run repeating them to about half a second on 1T: a cheap scene's 60 frames take 20-300 ms);
+  (each run repeating them to about half a second on 1T: a cheap scene's 60 frames take 13-40 ms on 2T);
   scale = \(cores)T / 1T f/s, the median of the \(renderRuns) pairs' own (1T and \(cores)T runs alternate); ceil: the machine's own ceiling, measured just before
   the scene: the 1T to \(cores)T speed-up of one of our shading loops (Color Orbs' discs) on an L1-sized tile of
   each thread's own, which shares no memory and waits on nothing (\(f2(machineCeiling.ratio)) at the start of the run,
