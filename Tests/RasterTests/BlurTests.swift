@@ -63,12 +63,8 @@ import Testing
   /// rows and on all of them, at widths that are and are not whole vectors.
   @Test(arguments: [(37, 23, 2.5), (64, 40, 4.0), (9, 50, 3.3)])
   func aTintedAlphaBlursAsItsPixelsDo(width: Int, height: Int, sigma: Float) {
-    var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-    func next() -> Float {
-      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return Float(seed >> 40) / Float(1 << 24)
-    }
-    let alpha = (0..<(width * height)).map { i in i % 7 == 0 ? 0 : next() }
+    var random = SeededFloats(seed: 0x9E37_79B9_7F4A_7C15)
+    let alpha = (0..<(width * height)).map { i in i % 7 == 0 ? 0 : random.next() }
     for tint in [Pixel(1, 1, 1, 1), Pixel(0.3, 0.5, 0.2, 0.6)] {
       for rows in [0..<height, (height / 3)..<(height / 3 + 5)] {
         let whole = Image(width: width, height: height), tinted = Image(width: width, height: height)

@@ -93,15 +93,11 @@ import Testing
   /// formula in double precision, a five-thousandth of half an 8-bit code (0.002).
   @Test func theColorMatrixIsTheStraightColorFormulaWithoutADivision() {
     let m = ColorMatrix.hueRotation(radians: 1.1).concatenating(.saturation(1.3)).concatenating(.brightness(0.05))
-    var state: UInt64 = 41
-    func next() -> Float {
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return Float(state >> 40) / Float(1 << 24)
-    }
+    var random = SeededFloats(seed: 41)
     var worst = 0.0
     for i in 0..<20_000 {
-      let a = i % 5 == 0 ? pow(10, -6 * next()) : next()
-      let p = Pixel(next() * a * 1.05, next() * a, next() * a, a)
+      let a = i % 5 == 0 ? pow(10, -6 * random.next()) : random.next()
+      let p = Pixel(random.next() * a * 1.05, random.next() * a, random.next() * a, a)
       guard a > 0 else { continue }
       let out = m.apply(p)
       for (row, lane) in zip([m.r, m.g, m.b], 0..<3) {

@@ -9,14 +9,10 @@ import Testing
 @Suite struct PairKernelTests {
   /// Pixels from a fixed sequence: premultiplied-looking values, some clear, some past 0...1.
   static func pixels(_ count: Int, seed: UInt64) -> [Pixel] {
-    var state = seed
-    func next() -> Float {
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return Float(state >> 40) / Float(1 << 24)
-    }
+    var random = SeededFloats(seed: seed)
     return (0..<count).map { i in
-      let a = i % 7 == 3 ? 0 : next()
-      return Pixel(next() * a * 1.1, next() * a, next() * a - 0.01, a)
+      let a = i % 7 == 3 ? 0 : random.next()
+      return Pixel(random.next() * a * 1.1, random.next() * a, random.next() * a - 0.01, a)
     }
   }
 
