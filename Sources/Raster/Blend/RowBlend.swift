@@ -14,6 +14,10 @@ struct RowBlend {
   let mode: BlendMode
   let opacity: Float
   let prefetchStride: Int?
+  /// Whether the pixels replace the row's instead of blending onto it (only
+  /// `GaussianBlur.enlargeBlurred` takes this): for a row that would be clear, where blending
+  /// onto it gives the same pixels (`s + 0 (1 - as)` is `s`) after clearing it first.
+  var replaces = false
 }
 
 extension RowBlend {
@@ -30,6 +34,7 @@ extension RowBlend {
   /// first fetching the row two below over a whole frame unless it is at or past `rowsEnd`.
   @inline(__always)
   func blend(_ source: UnsafeMutablePointer<Pixel>, row y: Int, count: Int, rowsEnd: Int) {
+    assert(!replaces, "a row blend that replaces is only for enlarged blurs")
     let out = row(y)
     if let prefetchStride, y + 2 < rowsEnd { prefetchForBlend(out + 2 * prefetchStride, count: count) }
     if let mask {

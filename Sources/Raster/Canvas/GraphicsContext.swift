@@ -518,12 +518,12 @@ public struct GraphicsContext {
   }
 
   /// `drawBand(shadow:)`'s composite for a streamed shadow, a row at a time: each row of the
-  /// shadow's reach in the band is enlarged onto a clear row, the kept content's row blended
-  /// over it, the color matrix (if any) applied and the row blended onto the target. These are
-  /// the operations the band-sized layer went through (cleared, the shadow blended, the content
-  /// blended, the filter applied in place, `blendLayer`), in the same order on the same values,
-  /// so the same bits, without clearing that layer and writing and reading it back three times
-  /// (docs/PERFORMANCE.md, Band rendering: the voice orb).
+  /// shadow's reach in the band is enlarged into a row (as blended onto a clear one), the kept
+  /// content's row blended over it, the color matrix (if any) applied and the row blended onto
+  /// the target. These are the operations the band-sized layer went through (cleared, the shadow
+  /// blended, the content blended, the filter applied in place, `blendLayer`), in the same order
+  /// on the same values, so the same bits, without clearing that layer and writing and reading it
+  /// back three times (docs/PERFORMANCE.md, Band rendering: the voice orb).
   private func compositeShadowRows(
     of layer: Layer, _ entry: BlurredOnce.Entry, sigma: Float, band rows: Range<Int>?, matrix: ColorMatrix?
   ) {
@@ -541,12 +541,13 @@ public struct GraphicsContext {
     let onto = out.map {
       RowBlend(onto: target, at: $0, top: 0, mode: blendMode, opacity: clampedOpacity, clip: clipMask)
     }
+    // Each row of the shadow is written whole onto `row`: the same pixels as blended onto a
+    // cleared row (`s + 0 (1 - as)`), without clearing it and reading it back.
     let row = surface.compositeRow.reserve(reach.width)
-    row.update(repeating: .zero, count: reach.width)
     surface.blur.enlargeBlurred(
       sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width,
       rows: (reach.y - region.y)..<(reach.maxY - region.y), columns: (reach.x - region.x)..<(reach.maxX - region.x),
-      onto: RowBlend(row: { _ in row }, mode: .sourceOver, opacity: 1, prefetchStride: nil)
+      onto: RowBlend(row: { _ in row }, mode: .sourceOver, opacity: 1, prefetchStride: nil, replaces: true)
     ) { y in
       let frameRow = y + region.y
       if !content.isEmpty && content.y <= frameRow && frameRow < content.maxY {
@@ -559,7 +560,6 @@ public struct GraphicsContext {
         matrix?.apply(row: pixels, count: out.width)
         onto.blend(pixels, row: frameRow, count: out.width, rowsEnd: out.maxY)
       }
-      row.update(repeating: .zero, count: reach.width)
     }
     if let out { target.dirty = target.dirty.union(out.offsetBy(-target.x0, -target.y0)) }
   }

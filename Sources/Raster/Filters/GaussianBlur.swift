@@ -351,6 +351,8 @@ public final class GaussianBlur: @unchecked Sendable {
         }
         let mask = blend.mask.map { $0(y) - columns.lowerBound }
         switch blend.mode {
+        case _ where blend.replaces:
+          blendRuns(WriteKernel.self, runs, runCount, line, columnWeight, onto: row, mask: mask, opacity: blend.opacity)
         case .sourceOver:
           blendRuns(
             SourceOverKernel.self, runs, runCount, line, columnWeight, onto: row, mask: mask, opacity: blend.opacity)
