@@ -168,6 +168,61 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
     #expect(direct[20, 20].w == 1)  // something was drawn
   }
 
+  /// A crossfade composited through a clip is blended into its layers only over the clip's rect
+  /// (`Layer.visible`): inside the rect the same bits as drawn without the clip, outside it
+  /// nothing, for a blur large enough to be streamed (16 px, spreading 48 px past the clip) and a
+  /// small one, on a whole frame and in bands.
+  @Test(arguments: [false, true])
+  func aClippedCrossfadeIsTheSameBitsInsideItsClip(banded: Bool) {
+    let (width, height) = (96, 80)
+    let clip = IntRect(x: 20, y: 16, width: 40, height: 32)  // 10, 8, 20 x 16 points at scale 2
+    func moments(_ i: Int, _ context: inout GraphicsContext) {
+      context.addFilter(.blur(radius: 8))
+      context.fill(
+        Path(ellipseIn: Rect(x: 4 + 6 * Double(i), y: 6, width: 30, height: 14)),
+        with: .color(Color(red: 0.9, green: 0.4, blue: 0.2, alpha: 0.8)))
+      var sharp = context
+      sharp.addFilter(.blur(radius: 1.5))
+      sharp.fill(Path(ellipseIn: Rect(x: 24, y: 20 - Double(i), width: 12, height: 8)), with: .color(.white))
+    }
+    func render(clipped: Bool) -> Image {
+      let draw = { (context: GraphicsContext) in
+        var context = context
+        if clipped {
+          context.clip(to: Path(rect: Rect(x: 10, y: 8, width: 20, height: 16)))
+        }
+        context.drawBlended(weights: [0.35, 0.65]) { i, c in moments(i, &c) }
+      }
+      guard banded else {
+        let surface = Surface(image: Image(width: width, height: height), scale: 2)
+        surface.clear()
+        draw(surface.context())
+        surface.finish()
+        return surface.image
+      }
+      let surface = Surface(width: width, height: height, bandRows: 16, scale: 2)
+      let whole = Image(width: width, height: height)
+      for top in stride(from: 0, to: height, by: 16) {
+        let band = surface.band(top..<top + 16, draw)
+        for y in 0..<16 { for x in 0..<width { whole[x, top + y] = band[x, y] } }
+      }
+      return whole
+    }
+    let (free, clipped) = (render(clipped: false), render(clipped: true))
+    var inside = true, outside = true
+    for y in 0..<height {
+      for x in 0..<width {
+        let p = IntRect(x: x, y: y, width: 1, height: 1)
+        if clip.intersection(p).isEmpty { outside = outside && clipped[x, y] == .zero }
+        else { inside = inside && clipped[x, y] == free[x, y] }
+      }
+    }
+    #expect(inside)
+    #expect(outside)
+    // The blur spread the fill past the clip: the unclipped frame has it there.
+    #expect(free[clip.maxX + 20, 20].w > 0.01 && free[clip.x + 4, clip.y + 4].w > 0.1)
+  }
+
   @Test func aLayerOverNothingIsTheSameBitsDrawnDirectly() {
     let draw: (inout GraphicsContext) -> Void = { $0.drawLayer { c in self.moment(1, &c) } }
     #expect(same(render(throughLayer: false, draw), render(throughLayer: true, draw)))

@@ -164,10 +164,11 @@ extension GraphicsContext {
   }
 
   /// Where `rect` (in the image's pixels) lands on `dest`'s stored rows (all of them, or a
-  /// band's), inside the clip; nil when nowhere.
+  /// band's), inside the clip and what of `dest` is seen (`Layer.visible`); nil when nowhere.
   func blendRegion(_ rect: IntRect, onto dest: Layer, clip: ClipMask?) -> IntRect? {
     var region = rect.intersection(dest.stored.offsetBy(dest.x0, dest.y0))
     if let clip { region = region.intersection(clip.rect) }
+    if let seen = dest.visible { region = region.intersection(seen) }
     return region.isEmpty ? nil : region
   }
 

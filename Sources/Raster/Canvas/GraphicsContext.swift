@@ -217,9 +217,22 @@ public struct GraphicsContext {
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
     layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
+    layer.visible = seenOfLayers
     var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
     content(&inner)
     composite(layer, applyingFilters: true)
+  }
+
+  /// What of a layer the size of the target composited here can be seen (`Layer.visible`): the
+  /// clip's rect, within what of the target is seen; nil (all of it) when a filter reads around
+  /// a pixel (a blur spreads what lies outside the clip into it) or the target is placed off
+  /// (0, 0). The voice orb's blurred blobs, each spread 3 sigma past the disk they are clipped
+  /// to, are blended into each moment of their crossfade (`drawBlended`) only over the disk's
+  /// box (docs/PERFORMANCE.md, What made it faster), and those moments mixed only there.
+  var seenOfLayers: IntRect? {
+    guard rowFilter != nil, target.x0 == 0, target.y0 == 0 else { return nil }
+    guard let clip = clipMask else { return target.visible }
+    return target.visible.map { $0.intersection(clip.rect) } ?? clip.rect
   }
 
   /// The rows a layer the size of the target stores: the target's band, or nil for all.
@@ -296,8 +309,10 @@ public struct GraphicsContext {
     guard let rows = compositedBand else { return }
     let layers = weights.map { _ in surface.checkout() }
     defer { layers.forEach(surface.checkin) }
+    let seen = seenOfLayers
     for (i, layer) in layers.enumerated() {
       layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
+      layer.visible = seen
       var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
       content(i, &inner)
     }

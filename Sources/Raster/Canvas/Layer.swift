@@ -28,6 +28,11 @@ public final class Layer: @unchecked Sendable {
   }
   /// Whether only a band of the rows is stored.
   var isBand: Bool { rows.count < height }
+  /// The part of a layer placed at (0, 0) whose pixels are ever seen, nil for all of them: a
+  /// layer composited through a clip, with no filter that reads around a pixel
+  /// (`GraphicsContext.drawInLayer`), shows nothing outside the clip's rect, so what is blended
+  /// onto it lands only here (`blendRegion`). Cleared by `reset`.
+  var visible: IntRect?
   /// The stored part, in layer coordinates.
   var stored: IntRect { IntRect(x: 0, y: rows.lowerBound, width: width, height: rows.count) }
   /// The one color every pixel counts as holding while the pixels themselves still hold an old
@@ -290,6 +295,7 @@ public final class Layer: @unchecked Sendable {
     (self.x0, self.y0, self.width, self.height) = (x0, y0, width, height)
     rows = kept
     dirtyRect = .empty
+    visible = nil
   }
 
   /// The first pixel of row `y`, after any pending clear: whoever reads or writes rows sees the
