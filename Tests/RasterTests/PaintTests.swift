@@ -254,6 +254,32 @@ func maxDifference<V: SIMD>(_ a: V, _ b: V) -> V.Scalar where V.Scalar: Floating
     #expect((0..<8).allSatisfy { y in (1..<16).allSatisfy { x in after[x, y] == .zero } } && after[0, 1] == .zero)
   }
 
+  /// A band's first drawing may take the band's clear as done (`Layer.claimClear`) only when it
+  /// writes every pixel the clear must write: what the band before drew. Then those pixels are
+  /// left for it to write; otherwise nothing changes and the clear still happens.
+  @Test func aBandsFirstDrawingTakesTheClearOnlyOverAllTheBandBeforeDrew() {
+    let surface = Surface(width: 16, height: 24, bandRows: 8, scale: 1)
+    let stale = Pixel(1, 1, 1, 1)
+    // Band 0 draws columns 2-5 of its rows 1-3.
+    _ = surface.band(0..<8) { $0.fill(Path(rect: Rect(x: 2, y: 1, width: 4, height: 3)), with: .color(.white)) }
+    surface.drawBand(8..<16)
+    let canvas = surface.canvasLayer
+    // Not all of it: refused, and asking for a row still clears the square.
+    #expect(!canvas.claimClear(within: IntRect(x: 2, y: 8, width: 3, height: 8)))
+    #expect(!canvas.claimClear(within: IntRect(x: 0, y: 10, width: 16, height: 6)))
+    #expect(canvas.row(9)[3] == .zero)
+    // A new band over the same pixels: all of them (and more) is taken, and the square's pixels
+    // are left as they were, for the caller to write.
+    surface.finish()
+    surface.drawBand(16..<24)
+    _ = surface.band(0..<8) { $0.fill(Path(rect: Rect(x: 2, y: 1, width: 4, height: 3)), with: .color(.white)) }
+    surface.drawBand(8..<16)
+    #expect(canvas.claimClear(within: IntRect(x: 1, y: 8, width: 8, height: 5)))
+    #expect(canvas.row(9)[3] == stale && canvas.row(9)[1] == .zero)
+    // Taken once: a second claim finds nothing pending.
+    #expect(!canvas.claimClear(within: IntRect(x: 0, y: 8, width: 16, height: 8)))
+  }
+
   /// A frame whose last band is shorter than the others: that band's clear writes only its own
   /// rows, and what the band before it drew below them must still be cleared for the next frame's
   /// first band (the speaking voice orb at 240x240 showed a bar of its last frame's shadow at rows

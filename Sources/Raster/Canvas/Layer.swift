@@ -210,6 +210,25 @@ public final class Layer: @unchecked Sendable {
     if capacity < 0 { uncleared = (clear ? .empty : all).union(below) }
   }
 
+  /// For a caller about to write every pixel of `rect` (in layer coordinates, within the stored
+  /// rows) as the first drawing on a canvas since its clear (`Surface.clear`, `drawBand`):
+  /// whether every pixel the pending clear must write (`uncleared`) lies in `rect`, so that the
+  /// caller's writes leave the layer as clearing it and blending onto it would. The clear is then
+  /// done, without writing those pixels; false, with nothing changed, otherwise.
+  func claimClear(within rect: IntRect) -> Bool {
+    guard capacity < 0, !rowsPending, pendingSamples == nil, let color = pendingColor,
+      unsafeBitCast(color, to: SIMD4<UInt32>.self) == .zero, let known = uncleared
+    else { return false }
+    let all = IntRect(x: 0, y: 0, width: width, height: rows.count)
+    let below = IntRect(x: 0, y: rows.count, width: width, height: max(-capacity - 1 - rows.count, 0))
+    let written = rect.offsetBy(0, -rows.lowerBound).intersection(all)
+    let pending = known.intersection(all)
+    guard pending.isEmpty || written.intersection(pending) == pending else { return false }
+    pendingColor = nil
+    uncleared = known.intersection(below)
+    return true
+  }
+
   /// Makes the next pending clear write every pixel (the image may have been written from
   /// outside: `Surface.clear`).
   func forgetUncleared() { uncleared = nil }
