@@ -30,8 +30,9 @@ public final class Layer: @unchecked Sendable {
   var isBand: Bool { rows.count < height }
   /// The part of a layer placed at (0, 0) whose pixels are ever seen, nil for all of them: a
   /// layer composited through a clip, with no filter that reads around a pixel
-  /// (`GraphicsContext.drawInLayer`), shows nothing outside the clip's rect, so what is blended
-  /// onto it lands only here (`blendRegion`). Cleared by `reset`.
+  /// (`GraphicsContext.seenOfLayers`, for `drawInLayer` and `drawBlended`), shows nothing outside
+  /// the clip's rect, so what is blended onto it lands only here (`blendRegion`). Cleared by
+  /// `reset`.
   var visible: IntRect?
   /// The stored part, in layer coordinates.
   var stored: IntRect { IntRect(x: 0, y: rows.lowerBound, width: width, height: rows.count) }
