@@ -129,17 +129,10 @@ private func wholeAndBanded(
   let whole = Image(width: width, height: height)
   var context = Surface(image: whole, scale: 1).context()
   draw(&context)
-  let band = Surface(width: width, height: height, bandRows: 10, scale: 1)
-  let banded = Image(width: width, height: height)
-  for start in stride(from: 0, to: height, by: 10) {
-    let rows = start..<min(start + 10, height)
-    band.image.pixels.update(repeating: Pixel(7, -3, 0.5, 9), count: band.image.count)  // an old frame
-    band.drawBand(rows)
-    var c = band.context()
-    draw(&c)
-    band.finish()
-    banded.row(rows.lowerBound).update(from: band.image.pixels, count: rows.count * width)
-  }
+  let banded = drawnInBands(
+    width: width, height: height, bandRows: 10,
+    beforeBand: { $0.image.pixels.update(repeating: Pixel(7, -3, 0.5, 9), count: $0.image.count) },  // an old frame
+    draw)
   return (whole, banded)
 }
 

@@ -30,17 +30,9 @@ private func draw(_ mesh: MeshGradient, width: Int, height: Int, sampled: Bool, 
     surface.finish()
     return out
   }
-  let surface = Surface(width: width, height: height, bandRows: 128, scale: 1)
-  surface.samplesMeshes = sampled
-  for start in stride(from: 0, to: height, by: 128) {
-    let rows = start..<min(start + 128, height)
-    surface.drawBand(rows)
-    var context = surface.context()
-    context.drawMesh(mesh)
-    surface.finish()
-    out.row(rows.lowerBound).update(from: surface.image.pixels, count: rows.count * width)
+  return drawnInBands(width: width, height: height, bandRows: 128, setUp: { $0.samplesMeshes = sampled }) {
+    $0.drawMesh(mesh)
   }
-  return out
 }
 
 private func largestDifference(_ a: Image, _ b: Image) -> Float {
