@@ -196,10 +196,7 @@ public final class Layer: @unchecked Sendable {
     }
     let color = pendingColor ?? .zero
     pendingColor = nil
-    let all = IntRect(x: 0, y: 0, width: width, height: rows.count)
-    // The image's rows below a shorter band (the frame's last): written by the bands before it,
-    // not by this clear, so they stay to be cleared by the next band that stores them.
-    let below = IntRect(x: 0, y: rows.count, width: width, height: max(-capacity - 1 - rows.count, 0))
+    let (all, below) = (storedPixels, pixelsBelowBand)
     let clear = unsafeBitCast(color, to: SIMD4<UInt32>.self) == .zero  // +0, as `Surface.clear` notes it
     if capacity < 0, clear, let known = uncleared {
       let r = known.intersection(all)
@@ -220,14 +217,22 @@ public final class Layer: @unchecked Sendable {
     guard capacity < 0, !rowsPending, pendingSamples == nil, let color = pendingColor,
       unsafeBitCast(color, to: SIMD4<UInt32>.self) == .zero, let known = uncleared
     else { return false }
-    let all = IntRect(x: 0, y: 0, width: width, height: rows.count)
-    let below = IntRect(x: 0, y: rows.count, width: width, height: max(-capacity - 1 - rows.count, 0))
-    let written = rect.offsetBy(0, -rows.lowerBound).intersection(all)
-    let pending = known.intersection(all)
+    let written = rect.offsetBy(0, -rows.lowerBound).intersection(storedPixels)
+    let pending = known.intersection(storedPixels)
     guard pending.isEmpty || written.intersection(pending) == pending else { return false }
     pendingColor = nil
-    uncleared = known.intersection(below)
+    uncleared = known.intersection(pixelsBelowBand)
     return true
+  }
+
+  /// The stored pixels, as offsets into the storage (column, stored row): what a clear writes.
+  private var storedPixels: IntRect { IntRect(x: 0, y: 0, width: width, height: rows.count) }
+
+  /// On a layer over a wrapped image, the image's rows below a shorter band (the frame's last),
+  /// as offsets into it: written by the bands before it, not by this band's clear, so they stay
+  /// to be cleared by the next band that stores them.
+  private var pixelsBelowBand: IntRect {
+    IntRect(x: 0, y: rows.count, width: width, height: max(-capacity - 1 - rows.count, 0))
   }
 
   /// Makes the next pending clear write every pixel (the image may have been written from
