@@ -32,6 +32,15 @@ enum SourceOverKernel: BlendKernel {
   static var clearKeepsUnder: Bool { true }
 }
 
+/// `K` onto a clear pixel, whatever the destination holds: for rows written whole that clearing
+/// would have made clear (`RowBlend.ontoClear`). The same operations on a clear `d`, so the same
+/// bits, and the old pixel is never read.
+enum OntoClearKernel<K: BlendKernel>: BlendKernel {
+  @inline(__always) static func blend(_ s: Pixel, _ d: Pixel) -> Pixel { K.blend(s, .zero) }
+  @inline(__always) static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes { K.blend(pairs: s, Lanes(repeating: 0)) }
+  static var clearKeepsUnder: Bool { false }
+}
+
 enum ScreenKernel: BlendKernel {
   @inline(__always) static func blend(_ s: Pixel, _ d: Pixel) -> Pixel { s + d - s * d }
   @inline(__always) static func blend(pairs s: Lanes, _ d: Lanes) -> Lanes { s + d - s * d }

@@ -14,10 +14,11 @@ struct RowBlend {
   let mode: BlendMode
   let opacity: Float
   let prefetchStride: Int?
-  /// Whether the pixels replace the row's instead of blending onto it (only
-  /// `GaussianBlur.enlargeBlurred` takes this): for a row that would be clear, where blending
-  /// onto it gives the same pixels (`s + 0 (1 - as)` is `s`) after clearing it first.
-  var replaces = false
+  /// Whether the rows count as clear, whatever they hold: rows written whole that clearing would
+  /// have made clear (a composite row of its own, a band's rows whose clear `Layer.claimClear`
+  /// took). The pixels are blended onto clear ones (`OntoClearKernel`), the same bits as onto
+  /// the cleared row, and the rows are never read or cleared.
+  var ontoClear = false
 }
 
 extension RowBlend {
@@ -34,8 +35,21 @@ extension RowBlend {
   /// first fetching the row two below over a whole frame unless it is at or past `rowsEnd`.
   @inline(__always)
   func blend(_ source: UnsafeMutablePointer<Pixel>, row y: Int, count: Int, rowsEnd: Int) {
-    assert(!replaces, "a row blend that replaces is only for enlarged blurs")
     let out = row(y)
+    if ontoClear {
+      // `blendSpan`'s loop and order (mask, then opacity), onto clear pixels.
+      let from = UnsafeRawPointer(source), mask = self.mask?(y)
+      @inline(__always) func blend<K: BlendKernel>(_: K.Type) {
+        blendPairs(
+          OntoClearKernel<K>.self, 0..<count, onto: out, mask: mask, opacity: opacity,
+          pair: { x in from.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self) }, one: { x in source[x] })
+      }
+      switch mode {
+      case .sourceOver: blend(SourceOverKernel.self)
+      case .screen: blend(ScreenKernel.self)
+      }
+      return
+    }
     if let prefetchStride, y + 2 < rowsEnd { prefetchForBlend(out + 2 * prefetchStride, count: count) }
     if let mask {
       blendSpan(mode, count: count, dest: out, source: source, mask: mask(y), opacity: opacity)

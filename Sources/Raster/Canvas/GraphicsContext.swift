@@ -524,21 +524,6 @@ public struct GraphicsContext {
     composite(both, applyingFilters: true)
   }
 
-  /// `count` pixels of `source` blended source-over onto clear pixels, written to `dest` without
-  /// reading it: `SourceOverKernel` on a clear destination, the same bits.
-  private static func sourceOverClear(
-    _ source: UnsafeMutablePointer<Pixel>, into dest: UnsafeMutablePointer<Pixel>, count: Int
-  ) {
-    let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(dest)
-    var x = 0
-    while x + 2 <= count {
-      let s = from.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self)
-      to.storeBytes(of: SourceOverKernel.blend(pairs: s, Lanes(repeating: 0)), toByteOffset: x * 16, as: Lanes.self)
-      x += 2
-    }
-    if x < count { dest[x] = SourceOverKernel.blend(source[x], .zero) }
-  }
-
   /// This context's filters when a composite can apply them to each row as it is blended: none
   /// (`.some(nil)`), or one color matrix, which reads only the pixel it changes; nil for any blur.
   private var rowFilter: ColorMatrix?? {
@@ -569,23 +554,19 @@ public struct GraphicsContext {
     let content = layer.dirty.intersection(stored)
     let out = clampedOpacity > 0 ? blendRegion(reach, onto: target, clip: clipMask) : nil
     let onto = out.map {
-      RowBlend(onto: target, at: $0, top: 0, mode: blendMode, opacity: clampedOpacity, clip: clipMask)
+      var blend = RowBlend(onto: target, at: $0, top: 0, mode: blendMode, opacity: clampedOpacity, clip: clipMask)
+      // The first drawing on a transparent canvas (the voice orb's band) over all of what its
+      // clear would clear: its rows are blended onto clear pixels, not cleared first and read
+      // back (`Layer.claimClear`).
+      blend.ontoClear = target.claimClear(within: $0.offsetBy(-target.x0, -target.y0))
+      return blend
     }
-    // The first drawing on a transparent canvas (the voice orb's band) over all of what its
-    // clear would clear: each row is written as blended onto clear pixels, not cleared first and
-    // read back (`Layer.claimClear`).
-    let ontoClear =
-      out.map { out in
-        blendMode == .sourceOver && clampedOpacity == 1 && clipMask == nil
-          && target.claimClear(within: out.offsetBy(-target.x0, -target.y0))
-      } ?? false
-    // Each row of the shadow is written whole onto `row`: the same pixels as blended onto a
-    // cleared row (`s + 0 (1 - as)`), without clearing it and reading it back.
+    // Each row of the shadow is blended onto `row` as onto a clear row, never cleared or read.
     let row = surface.compositeRow.reserve(reach.width)
     surface.blur.enlargeBlurred(
       sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width,
       rows: (reach.y - region.y)..<(reach.maxY - region.y), columns: (reach.x - region.x)..<(reach.maxX - region.x),
-      onto: RowBlend(row: { _ in row }, mode: .sourceOver, opacity: 1, prefetchStride: nil, replaces: true)
+      onto: RowBlend(row: { _ in row }, mode: .sourceOver, opacity: 1, prefetchStride: nil, ontoClear: true)
     ) { y in
       let frameRow = y + region.y
       if !content.isEmpty && content.y <= frameRow && frameRow < content.maxY {
@@ -596,12 +577,7 @@ public struct GraphicsContext {
       if let out, let onto, out.y <= frameRow && frameRow < out.maxY {
         let pixels = row + (out.x - reach.x)
         matrix?.apply(row: pixels, count: out.width)
-        if ontoClear {
-          let dest = target.row(frameRow - target.y0, columns: (out.x - target.x0)..<(out.maxX - target.x0))
-          Self.sourceOverClear(pixels, into: dest + (out.x - target.x0), count: out.width)
-        } else {
-          onto.blend(pixels, row: frameRow, count: out.width, rowsEnd: out.maxY)
-        }
+        onto.blend(pixels, row: frameRow, count: out.width, rowsEnd: out.maxY)
       }
     }
     if let out { target.dirty = target.dirty.union(out.offsetBy(-target.x0, -target.y0)) }

@@ -351,8 +351,14 @@ public final class GaussianBlur: @unchecked Sendable {
         }
         let mask = blend.mask.map { $0(y) - columns.lowerBound }
         switch blend.mode {
-        case _ where blend.replaces:
-          blendRuns(WriteKernel.self, runs, runCount, line, columnWeight, onto: row, mask: mask, opacity: blend.opacity)
+        case .sourceOver where blend.ontoClear:
+          blendRuns(
+            OntoClearKernel<SourceOverKernel>.self, runs, runCount, line, columnWeight, onto: row, mask: mask,
+            opacity: blend.opacity)
+        case .screen where blend.ontoClear:
+          blendRuns(
+            OntoClearKernel<ScreenKernel>.self, runs, runCount, line, columnWeight, onto: row, mask: mask,
+            opacity: blend.opacity)
         case .sourceOver:
           blendRuns(
             SourceOverKernel.self, runs, runCount, line, columnWeight, onto: row, mask: mask, opacity: blend.opacity)
