@@ -1,9 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// No unsafe flags: a package that depends on Loopsmith cannot build one with them. Dropping
-// -enforce-exclusivity=unchecked cost nothing measurable (docs/ARCHITECTURE.md, Library): the hot
-// loops run on buffer pointers, which exclusivity checks do not watch.
+// No unsafe flags: a package that depends on Loopsmith cannot build one with them. The Makefile's
+// release builds pass -enforce-exclusivity=unchecked on the command line (docs/ARCHITECTURE.md,
+// Library).
 let package = Package(
   name: "Loopsmith",
   platforms: [.macOS(.v14)],
@@ -29,13 +29,16 @@ let package = Package(
     // `make bench`: frames a second and peak memory per effect; a benchmark, not a test.
     .executableTarget(name: "loopsmith-bench", dependencies: ["Loopsmith", "Video", "Effects", "Raster"]),
 
-    .target(name: "_TestSupport", dependencies: ["Raster", "CLibAV"], path: "Tests/_TestSupport"),
+    // An abort's stack printed by the test process itself (Tests/run-suite.sh names its frames).
+    .target(name: "_TestCrashTrace", path: "Tests/_TestCrashTrace"),
+    .target(name: "_TestSupport", dependencies: ["Raster", "CLibAV", "_TestCrashTrace"], path: "Tests/_TestSupport"),
     .testTarget(name: "RasterTests", dependencies: ["Raster", "_TestSupport"]),
     .testTarget(name: "TimingTests", dependencies: ["Timing"]),
     .testTarget(name: "EffectsTests", dependencies: ["Effects", "Raster", "Timing", "_TestSupport"]),
     .testTarget(name: "VideoTests", dependencies: ["Video", "Raster", "_TestSupport"]),
     .testTarget(name: "LoopsmithTests", dependencies: ["Loopsmith", "Video", "Effects", "Raster", "Timing", "_TestSupport"]),
-    .testTarget(name: "LoopsmithCLITests", dependencies: ["LoopsmithCLI", "Loopsmith", "Effects", "Video", "_TestSupport"]),
+    .testTarget(
+      name: "LoopsmithCLITests", dependencies: ["LoopsmithCLI", "Loopsmith", "Effects", "Video", "_TestSupport", "_TestCrashTrace"]),
   ],
   swiftLanguageModes: [.v5]
 )
