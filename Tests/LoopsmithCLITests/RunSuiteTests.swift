@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _TestCrashTrace
 import _TestSupport
 
 /// `Tests/run-suite.sh`, what `make test` runs the suite through: a suite that hangs is stopped at
@@ -64,6 +65,76 @@ import _TestSupport
     #expect(took < 20)
   }
 
+  /// A test process that crashed: after its own output, a summary CI's last lines still show,
+  /// with the tests that were running, what was printed just before the backtracer's first line
+  /// (not Swift Testing's progress lines), and the crashed thread's frames (not the others').
+  @Test func aCrashedSuiteEndsWithTheRunningTestsAndTheCrashedThread() throws {
+    let suite = """
+      echo '◇ Test run started.'
+      echo '◇ Test finishes() started.'
+      echo '◇ Test crashes(x:) started.'
+      echo '✔ Test finishes() passed after 0.1 seconds.'
+      echo 'free(): invalid next size (normal)'
+      printf '\\n*** Signal 6: Backtracing from 0x7f25fb0cfeec... done ***\\n\\n'
+      printf '*** Program crashed: Aborted at 0x0000000000003ee9 ***\\n\\n'
+      printf 'Thread 0 "main":\\n\\n  0  0x1 clock_nanosleep + 101 in libc.so.6\\n...\\n\\n'
+      printf 'Thread 3 "worker" crashed:\\n\\n  0  0x2 __pthread_kill_implementation + 268 in libc.so.6\\n'
+      printf '  1 [ra] 0x3 free + 10 in libc.so.6\\n...\\n\\nRegisters:\\n\\nrax 0x0\\n'
+      exit 1
+      """
+    let (r, _) = try Self.run(suite, seconds: 30)
+    #expect(r.status == 1)
+    let lines = r.stdout.components(separatedBy: "\n")
+    let summary = try #require(lines.lastIndex { $0.hasPrefix("run-suite: the test process crashed") })
+    #expect(
+      Array(lines[summary...]) == [
+        "run-suite: the test process crashed (*** Program crashed: Aborted at 0x0000000000003ee9 ***); "
+          + "these tests had started and not finished:",
+        "  crashes(x:)",
+        "run-suite: the lines before the crash:",
+        "  free(): invalid next size (normal)",
+        "run-suite: the top of the crashed thread's stack:",
+        "  Thread 3 \"worker\" crashed:",
+        "    0  0x2 __pthread_kill_implementation + 268 in libc.so.6",
+        "    1 [ra] 0x3 free + 10 in libc.so.6",
+        "  ...",
+        "",
+      ], "\(r.stdout)")
+    // A suite that failed without crashing gets no summary.
+    let (failed, _) = try Self.run("echo '✘ Test run with 1 test failed.'; exit 1", seconds: 30)
+    #expect(failed.status == 1 && !failed.stdout.contains("run-suite:"), "\(failed.stdout)")
+  }
+
+  /// An abort in the test process (glibc's check of the heap, a Swift runtime error) is named by
+  /// its caller: the thread's stack as the process printed it itself (Tests/_TestCrashTrace),
+  /// named by the script. Swift's backtracer alone stops at glibc's pthread_kill. This runs this
+  /// very test binary with only `abortsWhenAsked` and LOOPSMITH_TEST_ABORT set.
+  @Test func anAbortIsNamedByItsCaller() throws {
+    #expect(test_crash_trace_installed() == 1)
+    let binary = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = [
+      Self.script, "1", binary, "--testing-library", "swift-testing", "--filter", "abortsWhenAsked",
+    ]
+    var environment = ProcessInfo.processInfo.environment
+    environment["LOOPSMITH_TEST_ABORT"] = "1"
+    environment["SWIFT_BACKTRACE"] = "enable=yes,preset=full,interactive=no"
+    process.environment = environment
+    let r = try runToEnd(process, seconds: 120)
+    #expect(r.status != 0)
+    let lines = r.stdout.components(separatedBy: "\n")
+    let summary = try #require(lines.lastIndex { $0.hasPrefix("run-suite: the test process crashed (*** Program crashed: Aborted") }, "\(r.stdout)")
+    #expect(lines[summary + 1] == "  abortsWhenAsked()")
+    let stack = try #require(lines.firstIndex { $0 == "run-suite: the aborting thread's stack, from glibc's backtrace:" }, "\(r.stdout)")
+    #expect(stack > summary)
+    #expect(lines[stack...].contains { $0.hasPrefix("  abortForTheCrashTrace() at ") }, "\(lines[stack...])")
+  }
+
+  /// Not a check of its own: the test process that aborts for `anAbortIsNamedByItsCaller`.
+  @Test(.enabled(if: ProcessInfo.processInfo.environment["LOOPSMITH_TEST_ABORT"] == "1"))
+  func abortsWhenAsked() { abortForTheCrashTrace() }
+
   @Test func aDeadlineThatIsNotAWholeNumberIsRefused() throws {
     let (r, _) = try Self.run("exit 0", seconds: nil)
     #expect(r.status == 0)
@@ -75,3 +146,6 @@ import _TestSupport
     #expect(bad.stderr == "run-suite: MINUTES: '1.5' is not a whole number of minutes\n")
   }
 }
+
+/// Aborts from a function of its own, whose name the crash summary must show.
+@inline(never) func abortForTheCrashTrace() -> Never { abort() }
