@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _TestSupport
 
 @testable import Raster
 
@@ -63,7 +64,7 @@ import Testing
   /// rows and on all of them, at widths that are and are not whole vectors.
   @Test(arguments: [(37, 23, 2.5), (64, 40, 4.0), (9, 50, 3.3)])
   func aTintedAlphaBlursAsItsPixelsDo(width: Int, height: Int, sigma: Float) {
-    var random = SeededFloats(seed: 0x9E37_79B9_7F4A_7C15)
+    var random = SeededRandom(seed: 0x9E37_79B9_7F4A_7C15)
     let alpha = (0..<(width * height)).map { i in i % 7 == 0 ? 0 : random.next() }
     for tint in [Pixel(1, 1, 1, 1), Pixel(0.3, 0.5, 0.2, 0.6)] {
       for rows in [0..<height, (height / 3)..<(height / 3 + 5)] {

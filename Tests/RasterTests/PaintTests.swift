@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _TestSupport
 
 @testable import Raster
 
@@ -93,7 +94,7 @@ import Testing
   /// formula in double precision, a five-thousandth of half an 8-bit code (0.002).
   @Test func theColorMatrixIsTheStraightColorFormulaWithoutADivision() {
     let m = ColorMatrix.hueRotation(radians: 1.1).concatenating(.saturation(1.3)).concatenating(.brightness(0.05))
-    var random = SeededFloats(seed: 41)
+    var random = SeededRandom(seed: 41)
     var worst = 0.0
     for i in 0..<20_000 {
       let a = i % 5 == 0 ? pow(10, -6 * random.next()) : random.next()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _TestSupport
 
 @testable import Raster
 
@@ -9,7 +10,7 @@ import Testing
 @Suite struct PairKernelTests {
   /// Pixels from a fixed sequence: premultiplied-looking values, some clear, some past 0...1.
   static func pixels(_ count: Int, seed: UInt64) -> [Pixel] {
-    var random = SeededFloats(seed: seed)
+    var random = SeededRandom(seed: seed)
     return (0..<count).map { i in
       let a = i % 7 == 3 ? 0 : random.next()
       return Pixel(random.next() * a * 1.1, random.next() * a, random.next() * a - 0.01, a)

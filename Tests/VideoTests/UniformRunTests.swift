@@ -1,5 +1,6 @@
 import Raster
 import Testing
+import _TestSupport
 
 @testable import Video
 
@@ -11,11 +12,8 @@ import Testing
   /// A vertical gradient, some rows half transparent over the background, with odd pixels.
   static func sky(width: Int, height: Int, seed: UInt64) -> Image {
     let image = Image(width: width, height: height)
-    var state = seed
-    func next() -> Int {
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return Int(state >> 33)
-    }
+    var random = SeededRandom(seed: seed)
+    func next() -> Int { random.nextInt() }
     for y in 0..<height {
       let f = Float(y) / Float(height)
       let alpha: Float = y % 9 == 4 ? 0.5 : 1

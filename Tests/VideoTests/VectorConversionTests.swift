@@ -1,5 +1,6 @@
 import Raster
 import Testing
+import _TestSupport
 
 @testable import Video
 
@@ -15,11 +16,8 @@ import Testing
   /// Premultiplied pixels of every kind, from a seeded generator.
   static func pixels(width: Int, height: Int, seed: UInt64) -> Image {
     let image = Image(width: width, height: height)
-    var state = seed
-    func next() -> Float {
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return Float(state >> 40) / Float(1 << 24)
-    }
+    var random = SeededRandom(seed: seed)
+    func next() -> Float { random.next() }
     let odd: [Pixel] = [
       .zero, Pixel(-0.0, -0.0, -0.0, -0.0), Pixel(0.001, 0.0002, 0, 1.0 / 4096),
       Pixel(0.0001, 0.0001, 0.0001, 1.0 / 4096 + 1e-7), Pixel(0.2, 0.1, 0.05, 1.0 / 8192),
