@@ -6,11 +6,12 @@
 # enables, prints every thread of the test process and of any loopsmith child it was waiting
 # for), then SIGKILL, and exits 1. Otherwise it exits with the suite's own status.
 #
-# A suite whose test process crashed ends with a summary, where a CI log that keeps only its last
-# lines still shows it: the tests that had started and not finished (one of them crashed), the
-# lines the process printed just before (a Swift runtime error, glibc's "free(): ..."), and the
-# top of the crashed thread's stack. An abort's stack often stops at glibc's pthread_kill (no frame
-# pointers there), so the lines before it and the unfinished tests are what name the culprit.
+# A suite that fails with a crash in its log ends with a summary, where a CI log that keeps only
+# its last lines still shows it: the tests that had started and not finished (one of them
+# crashed), the lines printed just before (a Swift runtime error, glibc's "free(): ..."), the top
+# of the crashed thread's stack as Swift's backtracer printed it, and for an abort, whose stack the
+# backtracer cannot walk past glibc's pthread_kill, the stack the test process printed itself
+# (Tests/_TestCrashTrace), its frames named (docs/TESTING.md, When the suite crashes).
 #
 #   Tests/run-suite.sh MINUTES swift test --skip-build
 #
@@ -73,7 +74,7 @@ summarize_crash() {
   local at
   at=$(grep -n '^\*\*\* Program crashed: ' "$log" | tail -n 1 | cut -d: -f1)
   [[ -n $at ]] || return 0
-  echo "run-suite: the test process crashed ($(sed -n "${at}p" "$log")); these tests had started and not finished:"
+  echo "run-suite: the suite crashed ($(sed -n "${at}p" "$log")); these tests had started and not finished:"
   unfinished_tests
   # What it printed before the backtracer's first line ("*** Signal 6: Backtracing from ...").
   local signal_at

@@ -85,10 +85,10 @@ import _TestSupport
     let (r, _) = try Self.run(suite, seconds: 30)
     #expect(r.status == 1)
     let lines = r.stdout.components(separatedBy: "\n")
-    let summary = try #require(lines.lastIndex { $0.hasPrefix("run-suite: the test process crashed") })
+    let summary = try #require(lines.lastIndex { $0.hasPrefix("run-suite: the suite crashed") })
     #expect(
       Array(lines[summary...]) == [
-        "run-suite: the test process crashed (*** Program crashed: Aborted at 0x0000000000003ee9 ***); "
+        "run-suite: the suite crashed (*** Program crashed: Aborted at 0x0000000000003ee9 ***); "
           + "these tests had started and not finished:",
         "  crashes(x:)",
         "run-suite: the lines before the crash:",
@@ -124,7 +124,7 @@ import _TestSupport
     let r = try runToEnd(process, seconds: 120)
     #expect(r.status != 0)
     let lines = r.stdout.components(separatedBy: "\n")
-    let summary = try #require(lines.lastIndex { $0.hasPrefix("run-suite: the test process crashed (*** Program crashed: Aborted") }, "\(r.stdout)")
+    let summary = try #require(lines.lastIndex { $0.hasPrefix("run-suite: the suite crashed (*** Program crashed: Aborted") }, "\(r.stdout)")
     #expect(lines[summary + 1] == "  abortsWhenAsked()")
     let stack = try #require(lines.firstIndex { $0 == "run-suite: the aborting thread's stack, from glibc's backtrace:" }, "\(r.stdout)")
     #expect(stack > summary)
