@@ -13,9 +13,21 @@
 
 #include <execinfo.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+static long thread_id(void) { return (long)syscall(SYS_gettid); }
+#else
+#include <pthread.h>
+static long thread_id(void) {
+  uint64_t id = 0;
+  pthread_threadid_np(NULL, &id);
+  return (long)id;
+}
+#endif
 
 static struct sigaction previous;
 static int installed;
@@ -34,7 +46,7 @@ static void on_abort(int signal, siginfo_t *info, void *context) {
   void *frames[48];
   int count = backtrace(frames, 48);
   say("\n*** test-crash-trace: SIGABRT in thread ");
-  say_number((long)syscall(SYS_gettid));
+  say_number(thread_id());
   say(", its stack (glibc's backtrace):\n");
   backtrace_symbols_fd(frames, count, STDERR_FILENO);
   say("*** test-crash-trace: end\n");
