@@ -100,10 +100,7 @@ private func blendSpan<K: BlendKernel>(
       dest[i] = K.blend(solid * a, dest[i])
     }
   case (nil, let src?):
-    let from = UnsafeRawPointer(src)
-    blendPairs(
-      K.self, 0..<count, onto: dest, mask: nil, opacity: opacity,
-      pair: { x in from.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self) }, one: { x in src[x] })
+    blendSourceSpan(K.self, count, dest, src, nil, opacity)
   case (nil, nil):
     let s = solid * opacity
     let s2 = Lanes(lowHalf: s, highHalf: s)
@@ -117,24 +114,27 @@ private func blendSpan<K: BlendKernel>(
   }
 }
 
-/// Blends `source` times `mask` (a clip's coverage a pixel) onto `dest`, then times `opacity`
-/// where it is not 1: the products in that order, as blending a row first multiplied by the mask
-/// would, two pixels a vector (`blend(pairs:)`), so the same bits without the masked row written.
+/// Blends `source` times `mask` (a clip's coverage a pixel), if any, onto `dest`, then times
+/// `opacity` where it is not 1: the products in that order, as blending a row first multiplied by
+/// the mask would, two pixels a vector (`blend(pairs:)`), so the same bits without the masked row
+/// written. With `ontoClear`, as onto clear pixels (`OntoClearKernel`): `dest` is only written.
 @inline(__always)
 func blendSpan(
   _ mode: BlendMode, count: Int, dest: UnsafeMutablePointer<Pixel>, source: UnsafePointer<Pixel>,
-  mask: UnsafePointer<Float>, opacity: Float
+  mask: UnsafePointer<Float>?, opacity: Float, ontoClear: Bool = false
 ) {
-  switch mode {
-  case .sourceOver: blendMaskedSpan(SourceOverKernel.self, count, dest, source, mask, opacity)
-  case .screen: blendMaskedSpan(ScreenKernel.self, count, dest, source, mask, opacity)
+  switch (mode, ontoClear) {
+  case (.sourceOver, false): blendSourceSpan(SourceOverKernel.self, count, dest, source, mask, opacity)
+  case (.screen, false): blendSourceSpan(ScreenKernel.self, count, dest, source, mask, opacity)
+  case (.sourceOver, true): blendSourceSpan(OntoClearKernel<SourceOverKernel>.self, count, dest, source, mask, opacity)
+  case (.screen, true): blendSourceSpan(OntoClearKernel<ScreenKernel>.self, count, dest, source, mask, opacity)
   }
 }
 
 @inline(__always)
-private func blendMaskedSpan<K: BlendKernel>(
+private func blendSourceSpan<K: BlendKernel>(
   _: K.Type, _ count: Int, _ dest: UnsafeMutablePointer<Pixel>, _ src: UnsafePointer<Pixel>,
-  _ mask: UnsafePointer<Float>, _ opacity: Float
+  _ mask: UnsafePointer<Float>?, _ opacity: Float
 ) {
   let from = UnsafeRawPointer(src)
   blendPairs(

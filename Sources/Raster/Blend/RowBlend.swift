@@ -31,30 +31,13 @@ extension RowBlend {
       mode: mode, opacity: opacity, prefetchStride: dest.isBand ? nil : dest.width)
   }
 
-  /// Blends `count` pixels of `source` onto row `y` (`blendSpan`, masked when there is a mask),
-  /// first fetching the row two below over a whole frame unless it is at or past `rowsEnd`.
+  /// Blends `count` pixels of `source` onto row `y` (`blendSpan`, masked when there is a mask,
+  /// as onto clear pixels with `ontoClear`), first fetching the row two below over a whole frame
+  /// unless it is at or past `rowsEnd` or the rows are not read.
   @inline(__always)
   func blend(_ source: UnsafeMutablePointer<Pixel>, row y: Int, count: Int, rowsEnd: Int) {
     let out = row(y)
-    if ontoClear {
-      // `blendSpan`'s loop and order (mask, then opacity), onto clear pixels.
-      let from = UnsafeRawPointer(source), mask = self.mask?(y)
-      @inline(__always) func blend<K: BlendKernel>(_: K.Type) {
-        blendPairs(
-          OntoClearKernel<K>.self, 0..<count, onto: out, mask: mask, opacity: opacity,
-          pair: { x in from.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self) }, one: { x in source[x] })
-      }
-      switch mode {
-      case .sourceOver: blend(SourceOverKernel.self)
-      case .screen: blend(ScreenKernel.self)
-      }
-      return
-    }
-    if let prefetchStride, y + 2 < rowsEnd { prefetchForBlend(out + 2 * prefetchStride, count: count) }
-    if let mask {
-      blendSpan(mode, count: count, dest: out, source: source, mask: mask(y), opacity: opacity)
-    } else {
-      blendSpan(mode, count: count, dest: out, coverage: nil, solid: .zero, source: source, opacity: opacity)
-    }
+    if !ontoClear, let prefetchStride, y + 2 < rowsEnd { prefetchForBlend(out + 2 * prefetchStride, count: count) }
+    blendSpan(mode, count: count, dest: out, source: source, mask: mask?(y), opacity: opacity, ontoClear: ontoClear)
   }
 }

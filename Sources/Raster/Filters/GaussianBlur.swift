@@ -346,25 +346,19 @@ public final class GaussianBlur: @unchecked Sendable {
       if let blend {
         // Column x of the blur lands at `row[x]`.
         let row = blend.row(y) - columns.lowerBound
-        if let stride = blend.prefetchStride, y + 2 < rows.upperBound {
+        // Rows taken as clear (`RowBlend.ontoClear`) are only written: nothing to fetch.
+        if !blend.ontoClear, let stride = blend.prefetchStride, y + 2 < rows.upperBound {
           prefetchForBlend(row + columns.lowerBound + 2 * stride, count: columns.count)
         }
         let mask = blend.mask.map { $0(y) - columns.lowerBound }
-        switch blend.mode {
-        case .sourceOver where blend.ontoClear:
-          blendRuns(
-            OntoClearKernel<SourceOverKernel>.self, runs, runCount, line, columnWeight, onto: row, mask: mask,
-            opacity: blend.opacity)
-        case .screen where blend.ontoClear:
-          blendRuns(
-            OntoClearKernel<ScreenKernel>.self, runs, runCount, line, columnWeight, onto: row, mask: mask,
-            opacity: blend.opacity)
-        case .sourceOver:
-          blendRuns(
-            SourceOverKernel.self, runs, runCount, line, columnWeight, onto: row, mask: mask, opacity: blend.opacity)
-        case .screen:
-          blendRuns(
-            ScreenKernel.self, runs, runCount, line, columnWeight, onto: row, mask: mask, opacity: blend.opacity)
+        @inline(__always) func blendRuns<K: BlendKernel>(_: K.Type) {
+          self.blendRuns(K.self, runs, runCount, line, columnWeight, onto: row, mask: mask, opacity: blend.opacity)
+        }
+        switch (blend.mode, blend.ontoClear) {
+        case (.sourceOver, false): blendRuns(SourceOverKernel.self)
+        case (.screen, false): blendRuns(ScreenKernel.self)
+        case (.sourceOver, true): blendRuns(OntoClearKernel<SourceOverKernel>.self)
+        case (.screen, true): blendRuns(OntoClearKernel<ScreenKernel>.self)
         }
         rowDone?(y)
         continue
