@@ -216,8 +216,7 @@ public struct GraphicsContext {
   private func drawInLayer(rows: Range<Int>?, _ content: (inout GraphicsContext) -> Void) {
     let layer = surface.checkout()
     defer { surface.checkin(layer) }
-    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
-    layer.visible = seenOfLayers
+    layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows, visible: seenOfLayers)
     var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
     content(&inner)
     composite(layer, applyingFilters: true)
@@ -311,8 +310,7 @@ public struct GraphicsContext {
     defer { layers.forEach(surface.checkin) }
     let seen = seenOfLayers
     for (i, layer) in layers.enumerated() {
-      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows)
-      layer.visible = seen
+      layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows, visible: seen)
       var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
       content(i, &inner)
     }

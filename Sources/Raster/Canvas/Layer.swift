@@ -31,9 +31,8 @@ public final class Layer: @unchecked Sendable {
   /// The part of a layer placed at (0, 0) whose pixels are ever seen, nil for all of them: a
   /// layer composited through a clip, with no filter that reads around a pixel
   /// (`GraphicsContext.seenOfLayers`, for `drawInLayer` and `drawBlended`), shows nothing outside
-  /// the clip's rect, so what is blended onto it lands only here (`blendRegion`). Cleared by
-  /// `reset`.
-  var visible: IntRect?
+  /// the clip's rect, so what is blended onto it lands only here (`blendRegion`). Set by `reset`.
+  private(set) var visible: IntRect?
   /// The stored part, in layer coordinates.
   var stored: IntRect { IntRect(x: 0, y: rows.lowerBound, width: width, height: rows.count) }
   /// The one color every pixel counts as holding while the pixels themselves still hold an old
@@ -299,8 +298,8 @@ public final class Layer: @unchecked Sendable {
   deinit { if capacity >= 0 { Layer.free(storage) } }
 
   /// Makes the layer a transparent rectangle of the given size and place, storing `band` of its
-  /// rows (in layer coordinates; all of them when nil).
-  func reset(x0: Int, y0: Int, width: Int, height: Int, band: Range<Int>? = nil) {
+  /// rows (in layer coordinates; all of them when nil), of which `visible` is seen.
+  func reset(x0: Int, y0: Int, width: Int, height: Int, band: Range<Int>? = nil, visible: IntRect? = nil) {
     precondition(capacity >= 0, "a wrapped image cannot be reset")
     precondition(width >= 0 && height >= 0)
     let kept = band.map { max($0.lowerBound, 0)..<max(min($0.upperBound, height), max($0.lowerBound, 0)) } ?? 0..<height
@@ -320,7 +319,7 @@ public final class Layer: @unchecked Sendable {
     (self.x0, self.y0, self.width, self.height) = (x0, y0, width, height)
     rows = kept
     dirtyRect = .empty
-    visible = nil
+    self.visible = visible
   }
 
   /// The first pixel of row `y`, after any pending clear: whoever reads or writes rows sees the
