@@ -232,6 +232,69 @@ import _TestSupport
     }
   }
 
+  /// Rows taken as clear (`RowBlend.ontoClear`, a band's rows whose clear `Layer.claimClear`
+  /// took) get the bits of blending onto cleared rows, whatever they held: in both modes, with a
+  /// clip's mask and without, at opacity 1 and not, for a row read from memory (`RowBlend.blend`)
+  /// and for a blur's rows enlarged as they are blended, every pixel written.
+  @Test(arguments: [BlendMode.sourceOver, .screen])
+  func rowsTakenAsClearGetTheBitsOfBlendingOntoClearedRows(mode: BlendMode) {
+    let sigma: Float = 16
+    let factor = GaussianBlur.shrinkFactor(sigma: sigma)
+    let (sw, sh) = (5, 4)
+    let width = sw * factor - 3
+    let rows = 0..<(sh * factor)
+    var small = Self.pixels(sw * sh, seed: 51)
+    for i in [6, 7, 11, 12] { small[i] = .zero }
+    let source = Self.pixels(width * rows.count, seed: 52)
+    let stale = Self.pixels(width * rows.count, seed: 53)
+    let mask = Self.pixels(width * rows.count, seed: 54).map { $0.x }
+    let cleared = [Pixel](repeating: .zero, count: width * rows.count)
+    for opacity: Float in [1, 0.37] {
+      for masked in [false, true] {
+        for enlarged in [false, true] {
+          func blended(onto start: [Pixel], ontoClear: Bool) -> [Pixel] {
+            var out = start, small = small
+            small.withUnsafeMutableBufferPointer { small in
+              source.withUnsafeBufferPointer { src in
+                mask.withUnsafeBufferPointer { m in
+                  out.withUnsafeMutableBufferPointer { dest in
+                    let base = dest.baseAddress!
+                    let maskRow = { (y: Int) in m.baseAddress! + y * width }
+                    let blend = RowBlend(
+                      row: { y in base + y * width }, mask: masked ? maskRow : nil, mode: mode, opacity: opacity,
+                      prefetchStride: nil, ontoClear: ontoClear)
+                    if enlarged {
+                      GaussianBlur().enlargeBlurred(
+                        sigma: sigma, small.baseAddress!, sw, sh, width: width, rows: rows, columns: 0..<width,
+                        onto: blend)
+                    } else {
+                      for y in rows {
+                        blend.blend(
+                          UnsafeMutablePointer(mutating: src.baseAddress! + y * width), row: y, count: width,
+                          rowsEnd: rows.upperBound)
+                      }
+                    }
+                  }
+                }
+              }
+            }
+            return out
+          }
+          let expected = blended(onto: cleared, ontoClear: false)
+          let taken = blended(onto: stale, ontoClear: true)
+          let wrong = expected.indices.filter { Self.bits(expected[$0]) != Self.bits(taken[$0]) }
+          let same = wrong.isEmpty
+          #expect(
+            same,
+            "opacity \(opacity), masked \(masked), enlarged \(enlarged): \(wrong.count) wrong, first \(wrong.first ?? -1)")
+          // What the rows held shows through a blend that reads them.
+          let overStale = blended(onto: stale, ontoClear: false)
+          #expect(expected.indices.contains { Self.bits(expected[$0]) != Self.bits(overStale[$0]) })
+        }
+      }
+    }
+  }
+
   @Test func theColorMatrixOfARowGivesTheOnePixelBits() {
     let matrix = ColorMatrix.hueRotation(radians: 1.1).concatenating(.saturation(1.3)).concatenating(.brightness(0.05))
     for count in [0, 1, 7, 8, 9, 16, 19] {
