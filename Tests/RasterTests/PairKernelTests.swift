@@ -171,20 +171,29 @@ import _TestSupport
     }
   }
 
+  /// The blur the enlarging tests blend: sigma 16 (shrunk by 8), 5 x 4 small pixels enlarged to
+  /// an odd width, every row.
+  static let smallBlur: (sigma: Float, sw: Int, sh: Int, width: Int, rows: Range<Int>) = {
+    let factor = GaussianBlur.shrinkFactor(sigma: 16)
+    return (16, 5, 4, 5 * factor - 3, 0..<(4 * factor))
+  }()
+
+  /// `smallBlur`'s small pixels from `seed`, with a clear 2x2 block: the runs between its
+  /// columns, on the rows between its rows, are clear and are skipped when blended; the rows
+  /// around mix it with colour.
+  static func smallPixels(seed: UInt64) -> [Pixel] {
+    var small = pixels(smallBlur.sw * smallBlur.sh, seed: seed)
+    for i in [6, 7, 11, 12] { small[i] = .zero }
+    return small
+  }
+
   /// Enlarged rows blended as they are made (`enlargeBlurred(…onto:)`) are the bits of the rows
   /// made first (over clear) and then blended by `blendSpan`, in both modes, at opacity 1 and
   /// not, with a clip's mask and without, over odd column ranges, clear runs included.
   @Test(arguments: [BlendMode.sourceOver, .screen])
   func enlargedRowsBlendedAsMadeGiveTheBlendedRowsBits(mode: BlendMode) {
-    let sigma: Float = 16
-    let factor = GaussianBlur.shrinkFactor(sigma: sigma)
-    let (sw, sh) = (5, 4)
-    let width = sw * factor - 3
-    var small = Self.pixels(sw * sh, seed: 41)
-    // A clear 2x2 block: the runs between its columns, on the rows between its rows, are clear
-    // and are skipped when blended; the rows around mix it with colour.
-    for i in [6, 7, 11, 12] { small[i] = .zero }
-    let rows = 0..<(sh * factor)
+    let (sigma, sw, sh, width, rows) = Self.smallBlur
+    var small = Self.smallPixels(seed: 41)
     let under = Self.pixels(width * rows.count, seed: 42)
     let mask = Self.pixels(width * rows.count, seed: 43).map { $0.x }
     let blur = GaussianBlur()
@@ -238,13 +247,8 @@ import _TestSupport
   /// and for a blur's rows enlarged as they are blended, every pixel written.
   @Test(arguments: [BlendMode.sourceOver, .screen])
   func rowsTakenAsClearGetTheBitsOfBlendingOntoClearedRows(mode: BlendMode) {
-    let sigma: Float = 16
-    let factor = GaussianBlur.shrinkFactor(sigma: sigma)
-    let (sw, sh) = (5, 4)
-    let width = sw * factor - 3
-    let rows = 0..<(sh * factor)
-    var small = Self.pixels(sw * sh, seed: 51)
-    for i in [6, 7, 11, 12] { small[i] = .zero }
+    let (sigma, sw, sh, width, rows) = Self.smallBlur
+    let small = Self.smallPixels(seed: 51)
     let source = Self.pixels(width * rows.count, seed: 52)
     let stale = Self.pixels(width * rows.count, seed: 53)
     let mask = Self.pixels(width * rows.count, seed: 54).map { $0.x }
