@@ -444,6 +444,17 @@ struct Row {
   /// Milliseconds a frame on one thread drawing, and converting to H.264's samples: where the
   /// render-only time goes.
   var drawMS = 0.0, convertMS = 0.0
+  /// Milliseconds a frame on one thread by kind of work (`DrawProfile`), conversion included.
+  var work: [(name: String, ms: Double)] = []
+  /// The costliest kinds of work, one thread's milliseconds a frame and share: where a miss's
+  /// time goes.
+  var workProfile: String {
+    let total = work.reduce(0) { $0 + $1.ms }
+    guard total > 0 else { return "not profiled" }
+    let top = work.sorted { $0.ms > $1.ms }.prefix(4).filter { $0.ms > 0 }
+    return "one thread's frame (\(String(format: "%.1f", total)) ms) by kind of work: "
+      + top.map { String(format: "%@ %.1f ms (%.0f%%)", $0.name, $0.ms, 100 * $0.ms / total) }.joined(separator: ", ")
+  }
   var mp4 = 0.0, mp4Encode = 0.0, webm = 0.0, webmEncode = 0.0
   var mp4CPU = 0.0, mp4EncodeCPU = 0.0, webmCPU = 0.0, webmEncodeCPU = 0.0
   /// CPU milliseconds a frame of the render threads (drawing and converting) while rendering and
@@ -549,32 +560,35 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
     let band = Surface(width: one.width, height: one.height, bandRows: RenderPipeline.bandRows, scale: Float(one.scale))
     let whole = Surface(image: Image(width: one.width, height: one.height), scale: Float(one.scale))
     let converted = converter.makeFrame()
+    /// Draws and converts frame `i` as the pipeline does, each conversion run by `converting`;
+    /// whether the frame was drawn in bands.
+    func drawAndConvert(_ i: Int, converting: (() -> Void) -> Void) -> Bool {
+      let banded =
+        canBand
+        && RenderPipeline.drawBands(
+          effect, job: one, frame: i, on: band, keepsSamples: RenderPipeline.keepsSamples(for: [converter])
+        ) { rows in
+          // As the pipeline converts: a band drawn as one mesh from samples from its samples
+          // (docs/PERFORMANCE.md, Mesh samples), rows of the sky nothing drew on from their
+          // colors, any other from its pixels, written first.
+          let source = RenderPipeline.bandSource(band, converters: [converter])
+          converting { RenderPipeline.convert(source, of: band, rows: rows, with: converter, into: converted) }
+        }
+      if !banded {
+        RenderPipeline.draw(effect, job: one, frame: i, on: whole)
+        converting { converter.convert(whole.image, into: converted, drawn: whole.drawn) }
+      }
+      return banded
+    }
     var draws: [Double] = [], converts: [Double] = []
     var bandedFrames = 0
     for run in 0..<renderRuns {
       var total = 0.0, convert = 0.0
       for i in 0..<one.frameCount {
         let t0 = now()
-        var bandConvert = 0.0
-        let banded =
-          canBand
-          && RenderPipeline.drawBands(
-            effect, job: one, frame: i, on: band, keepsSamples: RenderPipeline.keepsSamples(for: [converter])
-          ) { rows in
-            // As the pipeline converts: a band drawn as one mesh from samples from its samples
-            // (docs/PERFORMANCE.md, Mesh samples), rows of the sky nothing drew on from their
-            // colors, any other from its pixels, written first.
-            let source = RenderPipeline.bandSource(band, converters: [converter])
-            let c0 = now()
-            RenderPipeline.convert(source, of: band, rows: rows, with: converter, into: converted)
-            bandConvert += now() - c0
-          }
-        if banded {
-          convert += bandConvert
-        } else {
-          RenderPipeline.draw(effect, job: one, frame: i, on: whole)
+        let banded = drawAndConvert(i) { conversion in
           let c0 = now()
-          converter.convert(whole.image, into: converted, drawn: whole.drawn)
+          conversion()
           convert += now() - c0
         }
         total += now() - t0
@@ -585,6 +599,15 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
     }
     row.bandedShare = Double(bandedFrames) / Double(one.frameCount)
     (row.drawMS, row.convertMS) = (median(draws), median(converts))
+    // By kind of work (`DrawProfile`): one more pass over the clip with a profile on both
+    // surfaces, the whole frame charged to the effect's code but for the drawing calls and the
+    // conversions inside it. Apart from the timed runs above, which its clock reads would slow.
+    let profile = DrawProfile()
+    (band.profile, whole.profile) = (profile, profile)
+    for i in 0..<one.frameCount {
+      _ = profile.measure(.effect) { drawAndConvert(i) { profile.measure(.conversion, $0) } }
+    }
+    row.work = DrawProfile.Work.allCases.map { ($0.name, profile.seconds($0) * 1000 / Double(one.frameCount)) }
   }
 
   for (path, isMP4) in measureEncoding ? [(mp4Path, true), (webmPath, false)] : [] {
@@ -644,6 +667,7 @@ for c in allCases where only.map({ $0.contains(c.name) || $0.contains(c.effect) 
       format: "  draw %.1f ms + convert %.1f ms a frame (1T); scale 1: %.1f f/s", row.drawMS, row.convertMS,
       row.renderScale1))
   log("  " + scalingProfile(row))
+  log("  " + row.workProfile)
   log(
     String(
       format:
@@ -865,7 +889,8 @@ for r in rows {
       Verdict(
         target: "thread scaling 1T to \(cores)T", name: r.name, value: r.scaling, limit: 1.85, atMost: false,
         evidence: bound
-          + String(format: "the scene reaches %.0f%% of it; ", 100 * r.ofCeiling) + scalingProfile(r)))
+          + String(format: "the scene reaches %.0f%% of it; ", 100 * r.ofCeiling) + scalingProfile(r) + "; "
+          + r.workProfile))
   }
   if r.size == "1080x1920" && measureEncoding {
     for (codec, ratio, cpu, encodeCPU, renderThreads) in [
@@ -899,7 +924,7 @@ for r in rows {
               + "(%.1f rendering alone; drawing %.1f and converting %.1f on one thread), %@; on %d cores both "
               + "compete for them",
             (cpu / encodeCPU - 1) * 100, cpu - encodeCPU, encodeCPU, renderThreads, r.profileAll.renderCPU,
-            r.drawMS, r.convertMS, others, cores) + bound))
+            r.drawMS, r.convertMS, others, cores) + bound + "; " + r.workProfile))
     }
   }
   for (seconds, total, null, encoder) in [
@@ -948,6 +973,16 @@ let missed = verdicts.filter { !$0.met }.count
 verdictText += "\n  \(verdicts.count - missed) of \(verdicts.count) met\n"
 
 print(table)
+// Where one thread's frame goes, by kind of work (`DrawProfile`): a profile of every scene.
+if rows.contains(where: { !$0.work.isEmpty }) {
+  let kinds = DrawProfile.Work.allCases.map(\.name)
+  print("\none thread's frame by kind of work (DrawProfile; ms a frame, the clip once more with a profile):")
+  print("case".padding(toLength: 28, withPad: " ", startingAt: 0) + kinds.map { " " + pad($0, max(6, $0.count)) }.joined())
+  for r in rows where !r.work.isEmpty {
+    let cells = zip(kinds, r.work).map { " " + pad(f2($1.ms), max(6, $0.count)) }
+    print(r.name.padding(toLength: 28, withPad: " ", startingAt: 0) + cells.joined())
+  }
+}
 if !conversions.isEmpty {
   print("conversion of one 1080x1920 frame of the voice orb to each output's samples, one thread, ms:")
   for c in conversions {
@@ -981,6 +1016,7 @@ let json: [String: Any] = [
       "faultsAFrame1Thread": r.profile1.faults, "faultsAFrameAllCores": r.profileAll.faults,
       "renderOnly1ThreadCPUms": r.render1CPU, "renderOnlyAllCoresCPUms": r.renderAllCPU,
       "renderOnlyAllCoresScale1": r.renderScale1, "drawMS1Thread": r.drawMS, "convertMS1Thread": r.convertMS,
+      "workMS1Thread": Dictionary(uniqueKeysWithValues: r.work.map { ($0.name, $0.ms) }),
       "mp4RenderEncode": r.mp4, "mp4EncodeOnly": r.mp4Encode, "mp4Ratio": number(r.mp4Ratio),
       "mp4CPURatio": number(r.mp4CPURatio), "mp4RenderThreadsCPUms": r.mp4RenderThreadsCPU,
       "webmRenderEncode": r.webm, "webmEncodeOnly": r.webmEncode, "webmRatio": number(r.webmRatio),

@@ -43,6 +43,8 @@ extension GraphicsContext {
   /// code (`rimCoverageError`; `GradientDiscTests`): the soft orbs of Color Orbs from 360x640
   /// pixels up.
   public func fill(discs: [GradientDisc]) {
+    let profile = surface.entering(.discs)
+    defer { profile?.leave() }
     guard let fused = fusedDiscs(discs) else {
       for disc in discs { fill(disc.path, with: disc.shading) }
       return
@@ -150,6 +152,8 @@ extension GraphicsContext {
   /// The same sums in the same order as `drawBlended`'s, so the same bits. Otherwise it is that
   /// `drawBlended`.
   public func fill(base: Color, blendedDiscs discs: [[GradientDisc]], weights: [Double], mode: BlendMode) {
+    let profile = surface.entering(.discs)
+    defer { profile?.leave() }
     let rect = Path(rect: Rect(x: 0, y: 0, width: size.width, height: size.height))
     func drawMoments() {
       drawBlended(weights: weights) { i, context in

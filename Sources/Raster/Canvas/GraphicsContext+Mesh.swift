@@ -12,6 +12,8 @@ extension GraphicsContext {
   /// mesh that tiles the frame is painted from its triangles' colors at points 8 pixels apart,
   /// interpolated between them, within half an 8-bit code (`MeshSamples`).
   public func drawMesh(_ mesh: MeshGradient, in rect: Rect? = nil) {
+    let profile = surface.entering(.meshes)
+    defer { profile?.leave() }
     let frame = rect ?? Rect(x: 0, y: 0, width: size.width, height: size.height)
     let direct = filters.isEmpty && clipMask == nil && blendMode == .sourceOver && opacity == 1
     if direct {
@@ -48,6 +50,8 @@ extension GraphicsContext {
   /// interpolated: the moments' pixels mixed, to the rounding of the sums. When only some are,
   /// it is that `drawBlended`.
   public func drawBlended(meshes: [MeshGradient], weights: [Double], in rect: Rect? = nil) {
+    let profile = surface.entering(.meshes)
+    defer { profile?.leave() }
     guard meshes.count == weights.count, weights.count > 1, composesAsDrawn,
       meshes.allSatisfy({ $0.background.alpha <= 0 })
     else {

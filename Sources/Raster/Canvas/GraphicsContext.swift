@@ -67,6 +67,8 @@ public struct GraphicsContext {
 
   /// Fills the inside of `path` with `shading`.
   public func fill(_ path: Path, with shading: Shading, rule: FillRule = .nonZero) {
+    let profile = surface.entering(work(of: shading))
+    defer { profile?.leave() }
     if missesBand(path) { return }
     surface.lines.removeAll()
     path.flatten(transform: transform, into: &surface.lines)
@@ -76,6 +78,8 @@ public struct GraphicsContext {
 
   /// Strokes `path` with butt caps and miter joins (SwiftUI's `stroke(_:with:lineWidth:)`).
   public func stroke(_ path: Path, with shading: Shading, style: StrokeStyle) {
+    let profile = surface.entering(work(of: shading))
+    defer { profile?.leave() }
     surface.lines.removeAll()
     surface.outline.removeAll()
     // Widen in device space: the flattened points are already transformed, so the half width is
@@ -94,6 +98,20 @@ public struct GraphicsContext {
 
   public func stroke(_ path: Path, with shading: Shading, lineWidth: Double) {
     stroke(path, with: shading, style: StrokeStyle(lineWidth: Float(lineWidth)))
+  }
+
+  /// The kind of work a fill or stroke of `shading` is (`DrawProfile`).
+  func work(of shading: Shading) -> DrawProfile.Work {
+    guard filters.isEmpty else { return .filteredFills }
+    if case .color = shading { return .fills }
+    return .gradientFills
+  }
+
+  /// Runs the drawing calls of a layer's content, charging the time between them to the
+  /// effect's code (`DrawProfile`).
+  @inline(__always) func effectCode(_ content: () -> Void) {
+    guard let profile = surface.profile else { return content() }
+    profile.measure(.effect, content)
   }
 
   /// Whether `path`, filled with this context's state, cannot touch a stored row of a band: its
@@ -144,6 +162,8 @@ public struct GraphicsContext {
 
   /// Intersects the clip with the inside of `path`; later operations are masked after filtering.
   public mutating func clip(to path: Path, rule: FillRule = .nonZero) {
+    let profile = surface.entering(.clips)
+    defer { profile?.leave() }
     surface.lines.removeAll()
     path.flatten(transform: transform, into: &surface.lines)
     surface.lines.sanitize()  // a path that is not finite clips everything away
@@ -186,9 +206,11 @@ public struct GraphicsContext {
   /// operation with this context's filters, opacity, blend mode and clip
   /// (docs/SWIFTUI-SEMANTICS.md, The graphics context).
   public func drawLayer(_ content: (inout GraphicsContext) -> Void) {
+    let profile = surface.entering(.layers)
+    defer { profile?.leave() }
     if composesAsDrawn {
       var inner = GraphicsContext(surface: surface, target: target, transform: transform)
-      content(&inner)
+      effectCode { content(&inner) }
       return
     }
     guard let rows = compositedBand else { return }
@@ -208,7 +230,7 @@ public struct GraphicsContext {
       return
     }
     var inner = GraphicsContext(surface: surface, target: target, transform: transform)
-    content(&inner)
+    effectCode { content(&inner) }
   }
 
   /// `content` drawn into a pool layer of the target's size that stores `rows` (nil: all of
@@ -218,7 +240,7 @@ public struct GraphicsContext {
     defer { surface.checkin(layer) }
     layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows, visible: seenOfLayers)
     var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
-    content(&inner)
+    effectCode { content(&inner) }
     composite(layer, applyingFilters: true)
   }
 
@@ -296,6 +318,8 @@ public struct GraphicsContext {
   /// Weights are held to 0...1, and one that is not a number counts as 0.
   public func drawBlended(weights: [Double], _ content: (Int, inout GraphicsContext) -> Void) {
     guard !weights.isEmpty else { return }
+    let profile = surface.entering(.layers)
+    defer { profile?.leave() }
     let weights = Self.held(weights)
     if weights.count == 1 {
       drawLayer { content(0, &$0) }
@@ -312,7 +336,7 @@ public struct GraphicsContext {
     for (i, layer) in layers.enumerated() {
       layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: rows, visible: seen)
       var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
-      content(i, &inner)
+      effectCode { content(i, &inner) }
     }
     let mix = layers[0]
     let w0 = Pixel(repeating: Float(weights[0]))
@@ -353,7 +377,7 @@ public struct GraphicsContext {
   /// over nothing.
   private func mixInPlace(weights: [Double], _ content: (Int, inout GraphicsContext) -> Void) {
     var first = GraphicsContext(surface: surface, target: target, transform: transform)
-    content(0, &first)
+    effectCode { content(0, &first) }
     let w0 = Pixel(repeating: Float(weights[0]))
     let drawn = target.dirty
     for y in drawn.y..<drawn.maxY {
@@ -365,7 +389,7 @@ public struct GraphicsContext {
     for (i, w) in weights.enumerated().dropFirst() {
       layer.reset(x0: 0, y0: 0, width: target.width, height: target.height, band: band)
       var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
-      content(i, &inner)
+      effectCode { content(i, &inner) }
       let wv = Pixel(repeating: Float(w))
       for y in layer.dirty.y..<layer.dirty.maxY {
         let out = target.row(y), src = layer.row(y)
@@ -378,6 +402,8 @@ public struct GraphicsContext {
   /// Draws `content` into a layer and a shadow of it behind: the layer's alpha blurred by
   /// `radius` (a Gaussian sigma in user units, docs/SWIFTUI-SEMANTICS.md, View modifiers) and tinted by `color`.
   public func drawLayer(shadow color: Color, radius: Double, _ content: (inout GraphicsContext) -> Void) {
+    let profile = surface.entering(.shadows)
+    defer { profile?.leave() }
     let sigma = Self.pixelSigma(Float(radius) * transform.lengthScale)
     if surface.isBand {
       drawBand(shadow: color, sigma: sigma, content)
@@ -387,7 +413,7 @@ public struct GraphicsContext {
     defer { surface.checkin(layer) }
     layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
     var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
-    content(&inner)
+    effectCode { content(&inner) }
     let margin = Int((3 * sigma).rounded(.up))
     let region = layer.dirty.insetBy(-margin)
     if !region.isEmpty && color.alpha > 0 && GaussianBlur.streams(sigma: sigma) {
@@ -466,7 +492,7 @@ public struct GraphicsContext {
       layer.reset(x0: 0, y0: 0, width: target.width, height: target.height)
       let start = surface.blurredOnce.position
       var inner = GraphicsContext(surface: surface, target: layer, transform: transform)
-      content(&inner)
+      effectCode { content(&inner) }
       entry.contentEntries = surface.blurredOnce.position - start
       let margin = Int((3 * sigma).rounded(.up))
       let region = layer.dirty.insetBy(-margin)

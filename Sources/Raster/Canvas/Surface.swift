@@ -41,6 +41,15 @@ public final class Surface: @unchecked Sendable {
   /// must be drawn whole. Drawing is the same calls in every band, so the first band tells.
   /// Cleared by `clear()`.
   public internal(set) var needsWholeFrame = false
+  /// Where this surface's time goes (the bench's profile), nil when not measured.
+  public var profile: DrawProfile?
+
+  /// Starts charging `work` to the profile if there is one (`DrawProfile.enter`), returning it
+  /// for the caller's `leave`.
+  @inline(__always) func entering(_ work: DrawProfile.Work) -> DrawProfile? {
+    profile?.enter(work)
+    return profile
+  }
 
   /// A surface drawing into `image` at `scale` pixels per point.
   public init(image: Image, scale: Float) {
@@ -79,6 +88,8 @@ public final class Surface: @unchecked Sendable {
   /// was last wholly clear (`Layer.retireDirty`), not the whole band. After `clear()` or
   /// `image` written from outside, the next clear writes every pixel again.
   public func drawBand(_ rows: Range<Int>) {
+    let profile = entering(.frame)
+    defer { profile?.leave() }
     blurredOnce.start(band: rows)
     canvasLayer.store(rows: rows)
     startFrame()
@@ -100,6 +111,8 @@ public final class Surface: @unchecked Sendable {
   /// which is 33 MB written and 33 MB read less at 1080x1920. Call `finish()` before reading
   /// the image.
   public func clear() {
+    let profile = entering(.frame)
+    defer { profile?.leave() }
     canvasLayer.forgetUncleared()  // anyone may have written the image since: clear every pixel
     startFrame()
   }
@@ -117,6 +130,8 @@ public final class Surface: @unchecked Sendable {
 
   /// Makes the image's pixels what was drawn since `clear()` (clears them if nothing was).
   public func finish() {
+    let profile = entering(.frame)
+    defer { profile?.leave() }
     canvasLayer.settle()
   }
 
@@ -126,6 +141,8 @@ public final class Surface: @unchecked Sendable {
   /// gradient over the whole image (the sky) that nothing else drew on are left unwritten, two
   /// by two (`pendingRow`).
   public func finishKeepingSamples() {
+    let profile = entering(.frame)
+    defer { profile?.leave() }
     guard canvasLayer.pendingSamples == nil else { return }
     if canvasLayer.hasPendingRows { canvasLayer.writeRowPartners() } else { canvasLayer.settle() }
   }
