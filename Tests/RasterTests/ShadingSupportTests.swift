@@ -49,6 +49,37 @@ import Testing
     }
   }
 
+  /// A linear gradient's pixel is the table's color at its own center's t, the same bits
+  /// whatever span it is shaded in and from whichever pixel on: the eights of lanes and the tail
+  /// make t as one pixel's lookup does. (A running sum along the span drifted by its rounding,
+  /// so a column's color depended on where its span started.)
+  @Test func aLinearGradientShadesEachPixelFromItsOwnColumn() {
+    let gradient = Gradient(colors: [.white, Color(red: 0.2, green: 0.5, blue: 0.9).opacity(0.6), .clear])
+    let program = ShadingProgram(
+      .linearGradient(gradient, start: Point(-7, 3), end: Point(31, 12)), transform: Self.tilted().transform)
+    guard case .linear(let ax, let ay, let c) = program.kind, ax != 0 else {
+      Issue.record("not a sloped linear gradient: \(program.kind)")
+      return
+    }
+    let out = UnsafeMutablePointer<Pixel>.allocate(capacity: 64)
+    defer { out.deallocate() }
+    program.table.withUnsafeBufferPointer { table in
+      let y = 17
+      for (x, count) in [(0, 64), (5, 1), (13, 7), (3, 8), (21, 9), (40, 23), (1000, 17)] {
+        for first in Set([0, count / 2, count - 1]) {
+          out.update(repeating: Pixel(repeating: .nan), count: count)
+          program.shade(row: y, x: x, count: count, into: out, from: first)
+          for i in first..<count {
+            let alone = GradientTable.lookup(ax * (Float(x + i) + 0.5) + ay * (Float(y) + 0.5) + c, table.baseAddress!)
+            if Self.bits(out[i]) != Self.bits(alone) {
+              Issue.record("span at \(x) of \(count) from \(first): pixel \(i) is \(out[i]), its own lookup \(alone)")
+            }
+          }
+        }
+      }
+    }
+  }
+
   /// A fill far larger than the gradient's end circle, over a background that is not one color:
   /// the same bits with the support as without it, and nothing outside the support touched.
   @Test(arguments: [BlendMode.sourceOver, .screen])

@@ -124,10 +124,27 @@ struct ShadingProgram {
     if i < count { out[i] = color }
   }
 
+  /// Eight pixels' colors from their table entries and fractions (`GradientTable.positions`),
+  /// `a + (b - a) * fraction` a pixel as `GradientTable.lookupClamped` makes it, two pixels a
+  /// vector: the same operations lane for lane, so the same bits.
+  @inline(__always) static func lookup8(
+    _ index: LaneBits, _ fraction: Lanes, _ base: UnsafePointer<Pixel>, into out: UnsafeMutablePointer<Pixel>
+  ) {
+    let raw = UnsafeMutableRawPointer(out)
+    for pair in 0..<4 {
+      let k0 = Int(index[2 * pair]), k1 = Int(index[2 * pair + 1])
+      let a = Lanes(lowHalf: base[k0], highHalf: base[k1])
+      let b = Lanes(lowHalf: base[k0 + 1], highHalf: base[k1 + 1])
+      let f = Lanes(lowHalf: Pixel(repeating: fraction[2 * pair]), highHalf: Pixel(repeating: fraction[2 * pair + 1]))
+      raw.storeBytes(of: a + (b - a) * f, toByteOffset: pair * 32, as: Lanes.self)
+    }
+  }
+
   /// The premultiplied colors of pixels `x ..< x + count` of row `y`, sampled at pixel centers,
-  /// into `out[0 ..< count]`; only `out[first...]` is asked for, and a radial gradient leaves
-  /// out the eights of pixels before `first`'s (each pixel the bits the whole span gives it: the
-  /// same eights, each lane from the span's start).
+  /// into `out[0 ..< count]`; only `out[first...]` is asked for, and a gradient leaves out the
+  /// eights of pixels before `first`'s (each pixel the bits the whole span gives it: the same
+  /// eights; a radial gradient's lanes from the span's start, a linear one's from their own
+  /// columns).
   func shade(row y: Int, x: Int, count: Int, into out: UnsafeMutablePointer<Pixel>, from first: Int = 0) {
     let py = Float(y) + 0.5
     switch kind {
@@ -137,15 +154,30 @@ struct ShadingProgram {
       Self.fill(out, with: rowColor(y), count: count)
     case .linear(let ax, let ay, let c):
       table.withUnsafeBufferPointer { t in
-        var v = ax * (Float(x) + 0.5) + ay * py + c
+        let base = t.baseAddress!
+        let rowTerm = ay * py
         if ax == 0 {
           // A vertical gradient (the weather sky): one color a row.
-          Self.fill(out, with: GradientTable.lookup(v, t.baseAddress!), count: count)
+          Self.fill(out, with: GradientTable.lookup(ax * (Float(x) + 0.5) + rowTerm + c, base), count: count)
           return
         }
-        for i in 0..<count {
-          out[i] = GradientTable.lookup(v, t.baseAddress!)
-          v += ax
+        // t = ax * (x + 0.5) + ay * (y + 0.5) + c at each pixel's own center, eight at a time:
+        // the positions in vector lanes, then one lookup a pixel. Each pixel's t depends on its
+        // column alone, not on where the span starts (a running sum's rounding grew along it).
+        let steps = Lanes(0, 1, 2, 3, 4, 5, 6, 7), half = Lanes(repeating: 0.5)
+        let slope = Lanes(repeating: ax), rows = Lanes(repeating: rowTerm), offset = Lanes(repeating: c)
+        var i = first / 8 * 8
+        while i + 8 <= count {
+          // Whole columns below 2^24 and their centers are exact as floats, so each lane's
+          // center is the scalar tail's `Float(x + i) + 0.5`.
+          let centers = (Lanes(repeating: Float(x + i)) + steps) + half
+          let (index, fraction) = GradientTable.positions(slope * centers + rows + offset)
+          Self.lookup8(index, fraction, base, into: out + i)
+          i += 8
+        }
+        while i < count {
+          out[i] = GradientTable.lookup(ax * (Float(x + i) + 0.5) + rowTerm + c, base)
+          i += 1
         }
       }
     case .radial(let inv, let center, let r0, let invSpan):
@@ -167,11 +199,7 @@ struct ShadingProgram {
           let r2 = ux * ux + uy * uy
           let r = chints_sqrt8(r2)  // one `sqrtps`; `squareRoot()` calls the C library's a lane
           let (index, fraction) = GradientTable.positions((r - start) * scale)
-          for lane in 0..<8 {
-            let k = Int(index[lane])
-            let a = base[k], b = base[k + 1]
-            out[i + lane] = a + (b - a) * fraction[lane]
-          }
+          Self.lookup8(index, fraction, base, into: out + i)
           i += 8
         }
         while i < count {
