@@ -20,11 +20,14 @@
 // all-cores speed-up of one of our shading loops on L1-sized tiles of each thread's own, sharing
 // nothing: `kernelCeiling`), alternates the 1-thread and all-core runs, and profiles where the
 // render threads' time goes (`RenderThreadProfile`: CPU a frame, faults, idle, waiting for a ring
-// slot, preempted by other processes); docs/PERFORMANCE.md, Thread scaling. After the table it
-// prints each target (docs/PERFORMANCE.md), met or MISSED, with the evidence for a miss: a
-// scaling miss names the ceiling, and says so when the machine's own ceiling is below the target;
-// a render+encode miss names the render CPU a frame that 1.05 leaves beside the least time the
-// frame's bytes take through memory on one thread, so it says whether memory or computing bounds it.
+// slot, preempted by other processes); docs/PERFORMANCE.md, Thread scaling. It profiles one
+// thread's frame by kind of work too (`DrawProfile`: fills, blurred fills, layers, the conversion
+// and the rest) and prints that table after the main one. Then it prints each target
+// (docs/PERFORMANCE.md), met or MISSED, with the evidence for a miss: a scaling miss names the
+// ceiling, and says so when the machine's own ceiling is below the target; a render+encode miss
+// names the render CPU a frame that 1.05 leaves beside the least time the frame's bytes take
+// through memory on one thread, so it says whether memory or computing bounds it; both name the
+// frame's four costliest kinds of work.
 import Dispatch
 import Effects
 import Foundation
