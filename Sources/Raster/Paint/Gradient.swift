@@ -120,6 +120,22 @@ struct GradientTable {
     return (unsafeBitCast(whole + magic, to: LaneBits.self) & 0x7F_FFFF, pos - whole)
   }
 
+  /// Eight pixels' colors from their table entries and fractions (`positions`): `a + (b - a) *
+  /// fraction` a pixel as `lookupClamped` makes it, two pixels a vector, the same operations lane
+  /// for lane, so the same bits.
+  @inline(__always) static func lookup8(
+    _ index: LaneBits, _ fraction: Lanes, _ base: UnsafePointer<Pixel>, into out: UnsafeMutablePointer<Pixel>
+  ) {
+    let raw = UnsafeMutableRawPointer(out)
+    for pair in 0..<4 {
+      let k0 = Int(index[2 * pair]), k1 = Int(index[2 * pair + 1])
+      let a = Lanes(lowHalf: base[k0], highHalf: base[k1])
+      let b = Lanes(lowHalf: base[k0 + 1], highHalf: base[k1 + 1])
+      let f = Lanes(lowHalf: Pixel(repeating: fraction[2 * pair]), highHalf: Pixel(repeating: fraction[2 * pair + 1]))
+      raw.storeBytes(of: a + (b - a) * f, toByteOffset: pair * 32, as: Lanes.self)
+    }
+  }
+
   /// The color at table position `x`, already in 0...size (and a number: `lookup` sees to it).
   @inline(__always) static func lookupClamped(_ x: Float, _ base: UnsafePointer<Pixel>) -> Pixel {
     let (i, f) = entry(x)

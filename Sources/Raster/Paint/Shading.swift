@@ -124,22 +124,6 @@ struct ShadingProgram {
     if i < count { out[i] = color }
   }
 
-  /// Eight pixels' colors from their table entries and fractions (`GradientTable.positions`),
-  /// `a + (b - a) * fraction` a pixel as `GradientTable.lookupClamped` makes it, two pixels a
-  /// vector: the same operations lane for lane, so the same bits.
-  @inline(__always) static func lookup8(
-    _ index: LaneBits, _ fraction: Lanes, _ base: UnsafePointer<Pixel>, into out: UnsafeMutablePointer<Pixel>
-  ) {
-    let raw = UnsafeMutableRawPointer(out)
-    for pair in 0..<4 {
-      let k0 = Int(index[2 * pair]), k1 = Int(index[2 * pair + 1])
-      let a = Lanes(lowHalf: base[k0], highHalf: base[k1])
-      let b = Lanes(lowHalf: base[k0 + 1], highHalf: base[k1 + 1])
-      let f = Lanes(lowHalf: Pixel(repeating: fraction[2 * pair]), highHalf: Pixel(repeating: fraction[2 * pair + 1]))
-      raw.storeBytes(of: a + (b - a) * f, toByteOffset: pair * 32, as: Lanes.self)
-    }
-  }
-
   /// The premultiplied colors of pixels `x ..< x + count` of row `y`, sampled at pixel centers,
   /// into `out[0 ..< count]`; only `out[first...]` is asked for, and a gradient leaves out the
   /// eights of pixels before `first`'s (each pixel the bits the whole span gives it: the same
@@ -172,7 +156,7 @@ struct ShadingProgram {
           // center is the scalar tail's `Float(x + i) + 0.5`.
           let centers = (Lanes(repeating: Float(x + i)) + steps) + half
           let (index, fraction) = GradientTable.positions(slope * centers + rows + offset)
-          Self.lookup8(index, fraction, base, into: out + i)
+          GradientTable.lookup8(index, fraction, base, into: out + i)
           i += 8
         }
         while i < count {
@@ -199,7 +183,7 @@ struct ShadingProgram {
           let r2 = ux * ux + uy * uy
           let r = chints_sqrt8(r2)  // one `sqrtps`; `squareRoot()` calls the C library's a lane
           let (index, fraction) = GradientTable.positions((r - start) * scale)
-          Self.lookup8(index, fraction, base, into: out + i)
+          GradientTable.lookup8(index, fraction, base, into: out + i)
           i += 8
         }
         while i < count {
