@@ -190,6 +190,63 @@ import _TestSupport
     #expect(!blurredMesh, "a blurred mesh is drawn without margins")
   }
 
+  /// A fill under a large blur is flattened by the frame's first band only: the later bands find
+  /// the small blurred pixels it made by the fill's path, transform, shading, rule and blur, and
+  /// enlarge their rows (`GraphicsContext.enlargeKept`). The whole frame's bits; a fill that
+  /// differs in any of those in a later band (here its color, or its place, by band) is drawn
+  /// for itself, not taken for the first band's.
+  @Test func aBlurredFillIsFlattenedOnceForTheBands() {
+    let (width, height, rows) = (41, 77, Self.bandRows)
+    let bands = (height + rows - 1) / rows
+    let clouds = [Rect(x: 2, y: 6, width: 30, height: 14), Rect(x: 9, y: 30, width: 26, height: 20)]
+    func draw(_ c: inout GraphicsContext, band: Int?) {
+      c.fill(Path(rect: Rect(x: 0, y: 0, width: 41, height: 77)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.4)))
+      var soft = c
+      soft.addFilter(.blur(radius: 9))
+      for cloud in clouds { soft.fill(Path(ellipseIn: cloud), with: .color(.white.opacity(0.8))) }
+      // One more, differing by band when `band` is given: green in band 3, moved down in band 5.
+      let moved: Double = band == 5 ? 12 : 0
+      let green: Float = band == 3 ? 1 : 0.4
+      soft.fill(
+        Path(ellipseIn: Rect(x: 4, y: 44 + moved, width: 32, height: 16)),
+        with: .color(Color(red: 0.3, green: green, blue: 0.5)))
+    }
+    let surface = Surface(width: width, height: height, bandRows: rows, scale: 1)
+    let assembled = Image(width: width, height: height)
+    var kept: [Int] = []
+    for b in 0..<bands {
+      let band = b * rows..<min((b + 1) * rows, height)
+      surface.drawBand(band)
+      var c = surface.context()
+      let before = surface.blurredOnce.keptFills
+      draw(&c, band: b)
+      kept.append(surface.blurredOnce.keptFills - before)
+      #expect(!surface.needsWholeFrame)
+      surface.finish()
+      assembled.row(band.lowerBound).update(from: surface.image.pixels, count: band.count * width)
+    }
+    // Bands 3 to 6 make the third fill again: 3 and 5 for their own, 4 and 6 because the entry
+    // then holds the one band 3 or 5 made.
+    #expect(kept == [0, 3, 3, 2, 2, 2, 2, 3], "fills taken by their source a band: \(kept)")
+    // Each band's rows are those of the whole frame drawn with that band's calls.
+    for b in 0..<bands {
+      let whole = Surface(image: Image(width: width, height: height), scale: 1)
+      whole.clear()
+      var c = whole.context()
+      draw(&c, band: b)
+      whole.finish()
+      let band = b * rows..<min((b + 1) * rows, height)
+      var same = true
+      for y in band {
+        for x in 0..<width {
+          let (a, w) = (assembled.row(y)[x], whole.image.row(y)[x])
+          if unsafeBitCast(a, to: SIMD4<UInt32>.self) != unsafeBitCast(w, to: SIMD4<UInt32>.self) { same = false }
+        }
+      }
+      #expect(same, "band \(b) differs from the whole frame drawn with its calls")
+    }
+  }
+
   /// A shadowed layer's content (here with a large blur inside, and a color filter on the view,
   /// as the voice orb's) is drawn whole by the first band and kept for the others: drawn twice
   /// in all, once whole and once for the bands. With a clear shadow it is composited as it is,

@@ -139,7 +139,7 @@ private func blendSourceSpan<K: BlendKernel>(
   let from = UnsafeRawPointer(src)
   blendPairs(
     K.self, 0..<count, onto: dest, mask: mask, opacity: opacity,
-    pair: { x in from.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self) }, one: { x in src[x] })
+    pair: { x in from.loadUnaligned(fromByteOffset: x &* 16, as: Lanes.self) }, one: { x in src[x] })
 }
 
 /// The source blends' loop: pixels `range` of a source that `pair(x)` makes two at a time

@@ -99,7 +99,7 @@ extension GraphicsContext {
     let entry = surface.blurredOnce.nextEntry()
     let key = BlurredOnce.Key(
       kind: 0, sigma: sigma.bitPattern, region: region, rule: rule, points: lines.points.count,
-      hash: BlurredOnce.hash(lines.points))
+      hash: BlurredOnce.hash(lines.points), shading: shading, transform: transform)
     if entry.key != key {
       entry.key = nil
       let (small, factor, tint) = drawSmall(lines, shading, rule, sigma: sigma, region: region)
@@ -118,6 +118,34 @@ extension GraphicsContext {
         sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: region.width, rows: rows,
         columns: columns, onto: blend)
     }
+  }
+
+  /// What decides a fill's blurred pixels on a band surface whose only filter is a large blur
+  /// (`drawShrunkBand`), before its path is flattened; nil for any other fill.
+  func blurredSource(_ path: Path, _ shading: Shading, _ rule: FillRule) -> BlurredOnce.FillSource? {
+    guard surface.isBand, filters.count == 1, case .blur(let radius) = filters[0] else { return nil }
+    let sigma = Self.pixelSigma(radius * transform.lengthScale)
+    guard GaussianBlur.streams(sigma: sigma) else { return nil }
+    return BlurredOnce.FillSource(
+      elements: path.elements, transform: transform, shading: shading, rule: rule, sigma: sigma.bitPattern)
+  }
+
+  /// A band's fill of `source` whose small blurred pixels an earlier band of the frame made
+  /// (`BlurredOnce.note`): its rows enlarged onto the target, as `drawShrunkBand` does with
+  /// that entry, without flattening the path again. The effect makes the same calls in every
+  /// band, and flattening each cloud's four ellipses once a band (only to find the entry by its
+  /// points, and the region by their bounds) was a tenth of a cloudy frame. False, and nothing
+  /// taken, when no such entry is next.
+  func enlargeKept(_ source: BlurredOnce.FillSource) -> Bool {
+    guard let entry = surface.blurredOnce.nextEntry(madeFor: source), let key = entry.key else { return false }
+    guard !entry.isEmpty else { return true }
+    let sigma = Float(bitPattern: source.sigma)
+    blendBlurredRows(of: key.region) { rows, columns, blend in
+      surface.blur.enlargeBlurred(
+        sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: key.region.width, rows: rows,
+        columns: columns, onto: blend)
+    }
+    return true
   }
 
   /// The fill drawn small for `drawShrunk`: at 1/factor of the target's pixels over `region`

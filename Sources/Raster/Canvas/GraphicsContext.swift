@@ -70,10 +70,14 @@ public struct GraphicsContext {
     let profile = surface.entering(work(of: shading))
     defer { profile?.leave() }
     if missesBand(path) { return }
+    let source = blurredSource(path, shading, rule)
+    if let source, enlargeKept(source) { return }
+    let position = surface.blurredOnce.position
     surface.lines.removeAll()
     path.flatten(transform: transform, into: &surface.lines)
     surface.lines.sanitize()
     draw(lines: surface.lines, shading: shading, rule: rule)
+    if let source { surface.blurredOnce.note(source, from: position) }
   }
 
   /// Strokes `path` with butt caps and miter joins (SwiftUI's `stroke(_:with:lineWidth:)`).

@@ -185,8 +185,10 @@ public final class Surface: @unchecked Sendable {
 /// rendering): a large blur's or a shadow's small blurred pixels (`GaussianBlur.shrinkAndBlur`),
 /// which every band enlarges its own rows of, or a small shadow's blurred pixels. The effect makes
 /// the same calls in every band of a frame, so the n-th blurred operation of a band is the n-th of
-/// the first; its key (the operation's kind, sigma, region and geometry) is checked all the same,
-/// and one that differs is blurred again. Kept only for the bands of one frame.
+/// the first; its key (the operation's kind, sigma, region, geometry and a fill's shading) is
+/// checked all the same, and one that differs is blurred again. A later band finds a fill's entry
+/// by the fill as the effect called it, before flattening its path (`FillSource`). Kept only for
+/// the bands of one frame.
 final class BlurredOnce {
   struct Key: Equatable {
     /// 0: a fill's blur, 1: a shadow.
@@ -197,10 +199,27 @@ final class BlurredOnce {
     var points: Int
     /// The bits of the operation's points, mixed.
     var hash: UInt64
+    /// A fill's shading and the transform it is shaded through (a tint is blurred in).
+    var shading: Shading? = nil
+    var transform: Transform? = nil
+  }
+
+  /// A blurred fill as the effect called it: the path and everything that, with the frame's
+  /// size, decides the blurred pixels and where they lie.
+  struct FillSource: Equatable {
+    var elements: [Path.Element]
+    var transform: Transform
+    var shading: Shading
+    var rule: FillRule
+    var sigma: UInt32
   }
 
   final class Entry {
-    var key: Key?
+    /// Set anew by an operation that blurs into this entry, which forgets `source`.
+    var key: Key? { didSet { source = nil } }
+    /// The fill this entry's key was made for, before flattening (`GraphicsContext.fill`): a
+    /// later band's fill of the same source takes the entry without flattening its path again.
+    var source: FillSource?
     let pixels = Scratch<Pixel>()
     /// The blurred pixels' size.
     var width = 0, height = 0
@@ -215,6 +234,8 @@ final class BlurredOnce {
 
   private var entries: [Entry] = []
   private var next = 0
+  /// How many fills of this frame's bands took their entry by their source (`nextEntry(madeFor:)`).
+  private(set) var keptFills = 0
   private var band: Range<Int>?
 
   /// A new band: its operations count from the first entry; a band not below the last one
@@ -223,6 +244,7 @@ final class BlurredOnce {
     let continuesFrame = band.map { rows.lowerBound > $0.lowerBound } ?? false
     if !continuesFrame {
       for entry in entries { entry.key = nil }
+      keptFills = 0
     }
     band = rows
     next = 0
@@ -236,6 +258,21 @@ final class BlurredOnce {
   func skip(_ count: Int) {
     precondition(next + count <= entries.count, "skipping entries no band took")
     next += count
+  }
+
+  /// The entry the band's next blurred operation would take, if the first band made it for a
+  /// fill of `source`; nil otherwise, and then no entry is taken.
+  func nextEntry(madeFor source: FillSource) -> Entry? {
+    guard next < entries.count, let kept = entries[next].source, kept == source else { return nil }
+    next += 1
+    keptFills += 1
+    return entries[next - 1]
+  }
+
+  /// Records that the entry at `position`, the one operation since then, was made for `source`.
+  func note(_ source: FillSource, from position: Int) {
+    guard next == position + 1, entries[position].key?.kind == 0 else { return }
+    entries[position].source = source
   }
 
   /// The entry of the band's next blurred operation.

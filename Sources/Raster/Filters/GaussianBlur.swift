@@ -387,7 +387,7 @@ public final class GaussianBlur: @unchecked Sendable {
       let left2 = Lanes(lowHalf: left, highHalf: left), step2 = Lanes(lowHalf: step, highHalf: step)
       blendPairs(
         K.self, run.start..<run.end, onto: row, mask: mask, opacity: opacity,
-        pair: { x in left2 + step2 * weights.loadUnaligned(fromByteOffset: x * 16, as: Lanes.self) },
+        pair: { x in left2 + step2 * weights.loadUnaligned(fromByteOffset: x &* 16, as: Lanes.self) },
         one: { x in left + step * columnWeight[x] })
     }
   }

@@ -2,7 +2,7 @@ import CHints
 
 /// What a fill or stroke paints with, as `GraphicsContext.Shading`. Points are in the drawing's
 /// user space, mapped by the context's transform like the path.
-public enum Shading: Sendable {
+public enum Shading: Sendable, Equatable {
   case color(Color)
   /// `t = dot(p - start, end - start) / |end - start|²`, padded beyond the ends.
   case linearGradient(Gradient, start: Point, end: Point)
