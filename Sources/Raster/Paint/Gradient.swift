@@ -132,7 +132,7 @@ struct GradientTable {
       let a = Lanes(lowHalf: base[k0], highHalf: base[k1])
       let b = Lanes(lowHalf: base[k0 + 1], highHalf: base[k1 + 1])
       let f = Lanes(lowHalf: Pixel(repeating: fraction[2 * pair]), highHalf: Pixel(repeating: fraction[2 * pair + 1]))
-      raw.storeBytes(of: a + (b - a) * f, toByteOffset: pair * 32, as: Lanes.self)
+      raw.storeBytes(of: a + (b - a) * f, toByteOffset: pair &* 32, as: Lanes.self)
     }
   }
 

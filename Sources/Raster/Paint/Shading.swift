@@ -117,9 +117,15 @@ struct ShadingProgram {
     let pair = Lanes(lowHalf: color, highHalf: color)
     let raw = UnsafeMutableRawPointer(out)
     var i = 0
-    while i + 2 <= count {
-      raw.storeBytes(of: pair, toByteOffset: i * 16, as: Lanes.self)
-      i += 2
+    // A cache line (four pixels) an iteration, then a pair.
+    while i &+ 4 <= count {
+      raw.storeBytes(of: pair, toByteOffset: i &* 16, as: Lanes.self)
+      raw.storeBytes(of: pair, toByteOffset: i &* 16 &+ 32, as: Lanes.self)
+      i &+= 4
+    }
+    if i &+ 2 <= count {
+      raw.storeBytes(of: pair, toByteOffset: i &* 16, as: Lanes.self)
+      i &+= 2
     }
     if i < count { out[i] = color }
   }
