@@ -112,6 +112,13 @@ extension GraphicsContext {
       }
       entry.key = key
     }
+    enlarge(entry, sigma: sigma, region: region)
+  }
+
+  /// The target's rows of a blurred fill's entry (its small blurred pixels over `region`),
+  /// enlarged and blended with this context's opacity, blend mode and clip; nothing for an empty
+  /// entry.
+  private func enlarge(_ entry: BlurredOnce.Entry, sigma: Float, region: IntRect) {
     guard !entry.isEmpty else { return }
     blendBlurredRows(of: region) { rows, columns, blend in
       surface.blur.enlargeBlurred(
@@ -138,13 +145,7 @@ extension GraphicsContext {
   /// taken, when no such entry is next.
   func enlargeKept(_ source: BlurredOnce.FillSource) -> Bool {
     guard let entry = surface.blurredOnce.nextEntry(madeFor: source), let key = entry.key else { return false }
-    guard !entry.isEmpty else { return true }
-    let sigma = Float(bitPattern: source.sigma)
-    blendBlurredRows(of: key.region) { rows, columns, blend in
-      surface.blur.enlargeBlurred(
-        sigma: sigma, entry.pixels.pointer, entry.width, entry.height, width: key.region.width, rows: rows,
-        columns: columns, onto: blend)
-    }
+    enlarge(entry, sigma: Float(bitPattern: source.sigma), region: key.region)
     return true
   }
 
