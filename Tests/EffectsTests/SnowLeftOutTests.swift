@@ -36,9 +36,7 @@ import Testing
       let sway = pick < 0.2 ? -14 * depth : pick > 0.8 ? 14 * depth : (mix.next() * 2 - 1) * 14 * depth
       sways.append(sway)
       leftOut.flakes.append(
-        .init(
-          index: index, y: y, radius: radius, depth: depth, rows: Rect(center: Point(0.0, y), radius: Float(radius)),
-          across: across))
+        .init(index: index, y: y, radius: radius, depth: depth, across: across))
     }
     func box(_ f: WeatherSnow.LeftOut.Flake) -> Rect {
       Rect(center: Point(f.across + sways[f.index], f.y), radius: Float(f.radius))
@@ -62,9 +60,7 @@ import Testing
       let y = mix.next() * 660 - 10
       let radius = (1.3 + mix.next() * 2) * depth
       leftOut.flakes.append(
-        .init(
-          index: index, y: y, radius: radius, depth: depth, rows: Rect(center: Point(0.0, y), radius: Float(radius)),
-          across: mix.next() * 360))
+        .init(index: index, y: y, radius: radius, depth: depth, across: mix.next() * 360))
     }
     let swayed = leftOut.mayBeOutermost().count
     #expect(swayed >= 2 && swayed <= 20, "\(swayed) of 130 swayed")
