@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _TestSupport
 
 @testable import Raster
 
@@ -27,20 +28,13 @@ import Testing
     surface.finish()
   }
 
-  static func bits(_ image: Image) -> [UInt32] {
-    (0..<image.width * image.height).flatMap { i -> [UInt32] in
-      let p = image.pixels[i]
-      return [p.x.bitPattern, p.y.bitPattern, p.z.bitPattern, p.w.bitPattern]
-    }
-  }
-
   @Test func aProfiledSurfaceDrawsTheSameBits() {
     let plain = Surface(image: Image(width: 96, height: 64), scale: 1)
     let profiled = Surface(image: Image(width: 96, height: 64), scale: 1)
     profiled.profile = DrawProfile()
     Self.draw(on: plain)
     Self.draw(on: profiled)
-    #expect(Self.bits(plain.image) == Self.bits(profiled.image))
+    #expect(channelBits(plain.image) == channelBits(profiled.image))
     #expect(profiled.profile!.totalSeconds > 0)
   }
 
