@@ -135,9 +135,21 @@ public enum RenderPipeline {
       worker.start()
     }
     // This thread hands each frame over as soon as it is drawn, in order; its slot then takes
-    // the frame `ring.count` later.
+    // the frame `ring.count` later. With no sink the frames hand themselves over, and this thread
+    // wakes only to report progress and to notice a signal, a few times a second: woken for
+    // every frame, it is a third thread on the render threads' cores.
     do {
-      for frame in 0..<total {
+      if sinks.isEmpty {
+        var reported = 0
+        while true {
+          let (handed, finished) = queue.waitForAll(seconds: 0.1)
+          try Cancellation.check()
+          if handed > reported { progress?(handed, total) }
+          reported = handed
+          if finished { break }
+        }
+      }
+      for frame in 0..<(sinks.isEmpty ? 0 : total) {
         guard queue.wait(for: frame) else { break }
         try Cancellation.check()  // a frame skipped for a signal is not handed over
         for (o, sink) in sinks.enumerated() { try sink.append(ring[frame % ring.count][o]) }
@@ -388,9 +400,25 @@ private final class FrameQueue: @unchecked Sendable {
     drawnInSlot[frame % drawnInSlot.count] = frame
     if handOverWhenDrawn {
       while handed < frames && drawnInSlot[handed % drawnInSlot.count] == handed { handed += 1 }
+      // Only the last frame wakes the thread in `waitForAll`; no render thread waits for a slot.
+      if handed == frames { condition.broadcast() }
+    } else {
+      condition.broadcast()
     }
-    condition.broadcast()
     condition.unlock()
+  }
+
+  /// With `handOverWhenDrawn`: waits until every frame is drawn, `stop` is called, or `seconds`
+  /// pass; returns how many frames are handed over, and whether waiting is over (all of them are,
+  /// or `stop` was called).
+  func waitForAll(seconds: Double) -> (handed: Int, finished: Bool) {
+    condition.lock()
+    defer { condition.unlock() }
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    while !stopped && handed < frames {
+      if !condition.wait(until: deadline) { break }
+    }
+    return (handed, stopped || handed == frames)
   }
 
   /// Waits until `frame` is drawn; false when `stop` was called first. With `handOverWhenDrawn`

@@ -156,9 +156,10 @@ func frame(_ job: RenderJob, _ index: Int) -> Image {
   }
 
   /// With no sink (`--null`) the render threads run ahead of the calling thread, each frame
-  /// handed over as drawn: a calling thread held up (here by its progress call) while they
-  /// overwrite a slot it has not looked at yet must still see every frame as done, not wait for
-  /// it forever. Run on a thread of its own, so a hang fails the test instead of the suite.
+  /// handed over as drawn, and the calling thread only reports progress: held up (here by its
+  /// first progress call) while they overwrite slots, it must still see every frame as done, not
+  /// wait forever, and report each count once, rising to the last. Run on a thread of its own, so
+  /// a hang fails the test instead of the suite.
   @Test func aNullRenderFinishesWhenTheCallingThreadFallsBehind() throws {
     let j = try job("color-orbs", fps: 10, threads: 2).prefix(40)
     let converter = FrameConverter(j.outputs[0])
@@ -169,13 +170,16 @@ func frame(_ job: RenderJob, _ index: Int) -> Image {
       try? RenderPipeline.drawFrames(
         j, converters: [converter], into: [], posters: [], palettes: [],
         progress: { done, total in
-          if done == 2 { Thread.sleep(forTimeInterval: 1) }  // the render threads draw the rest meanwhile
+          // The render threads draw the rest meanwhile.
+          if progress.calls.isEmpty { Thread.sleep(forTimeInterval: 1) }
           progress.add(done, total)
         })
     }
     worker.start()
     #expect(finished.wait(timeout: .now() + 120) == .success, "the render did not finish")
     #expect(progress.calls.last?.0 == 40, "\(progress.calls)")
+    let calls = progress.calls
+    #expect(zip(calls, calls.dropFirst()).allSatisfy { $0.0 < $1.0 }, "\(calls)")
   }
 
   /// SVT-AV1 run by root puts the thread that opens it on SCHED_FIFO priority 99, which render
