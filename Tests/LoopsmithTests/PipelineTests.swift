@@ -182,6 +182,25 @@ func frame(_ job: RenderJob, _ index: Int) -> Image {
     #expect(zip(calls, calls.dropFirst()).allSatisfy { $0.0 < $1.0 }, "\(calls)")
   }
 
+  /// With no sink the calling thread is not woken for every frame drawn (on 2 cores it would be a
+  /// third thread preempting a render thread: docs/PERFORMANCE.md, Thread scaling): it reports
+  /// progress when it wakes, ten times a second or when the last frame is drawn. Woken for every
+  /// frame, it would report about one call a frame; a bound from the run's own wall time keeps a
+  /// slow machine from failing the test.
+  @Test func aNullRenderWakesTheCallingThreadAFewTimesASecondNotEveryFrame() throws {
+    let j = try job("color-orbs", fps: 30, threads: 2).prefix(300)
+    #expect(j.frameCount == 300)
+    let progress = ProgressLog()
+    let start = Date()
+    try RenderPipeline.drawFrames(
+      j, converters: [FrameConverter(j.outputs[0])], into: [], posters: [], palettes: [],
+      progress: { done, total in progress.add(done, total) })
+    let seconds = Date().timeIntervalSince(start)
+    let calls = progress.calls
+    #expect(calls.last?.0 == 300 && calls.allSatisfy { $0.1 == 300 }, "\(calls)")
+    #expect(Double(calls.count) <= seconds / 0.1 + 2, "\(calls.count) progress calls in \(seconds) s")
+  }
+
   /// SVT-AV1 run by root puts the thread that opens it on SCHED_FIFO priority 99, which render
   /// threads and processes started from it later inherit (a browser spinning at real-time
   /// priority starved this machine): the encoder is opened without the capability to, so the
