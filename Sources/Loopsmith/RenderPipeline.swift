@@ -366,15 +366,18 @@ private final class PosterBox: @unchecked Sendable {
 /// thread waits for another to finish its frame: a frame that costs more, or a thread the machine
 /// preempts, holds back nothing but the hand-over of that frame. Frame i goes to ring slot
 /// i % `slots`, so it is taken only once frame i - `slots` has been handed over (`handedOver`):
-/// the ring's memory stays flat. The frames are handed over in order as each is drawn (`wait`).
-/// One lock for all of it: it is taken a few times a frame.
-private final class FrameQueue: @unchecked Sendable {
+/// the ring's memory stays flat. The frames are handed over in order as each is drawn (`wait`),
+/// or with no sink hand themselves over, the calling thread woken only by the last one
+/// (`waitForAll`). One lock for all of it: it is taken a few times a frame. Internal for its tests.
+final class FrameQueue: @unchecked Sendable {
   private let condition = NSCondition()
   private let frames: Int
   /// Each slot's frame, once drawn; -1 before.
   private var drawnInSlot: [Int]
   private var next = 0, handed = 0
   private var stopped = false
+  /// Render threads waiting in `take` for a slot to be handed over.
+  private var taking = 0
   private let handOverWhenDrawn: Bool
 
   /// With `handOverWhenDrawn` (no sinks), frames are handed over as they are drawn, in order.
@@ -388,7 +391,11 @@ private final class FrameQueue: @unchecked Sendable {
   func take() -> Int? {
     condition.lock()
     defer { condition.unlock() }
-    while !stopped && next < frames && next >= handed + drawnInSlot.count { condition.wait() }
+    while !stopped && next < frames && next >= handed + drawnInSlot.count {
+      taking += 1
+      condition.wait()
+      taking -= 1
+    }
     guard !stopped && next < frames else { return nil }
     next += 1
     return next - 1
@@ -399,9 +406,11 @@ private final class FrameQueue: @unchecked Sendable {
     condition.lock()
     drawnInSlot[frame % drawnInSlot.count] = frame
     if handOverWhenDrawn {
+      let before = handed
       while handed < frames && drawnInSlot[handed % drawnInSlot.count] == handed { handed += 1 }
-      // Only the last frame wakes the thread in `waitForAll`; no render thread waits for a slot.
-      if handed == frames { condition.broadcast() }
+      // The thread in `waitForAll` is woken by the last frame only; a render thread that ran a
+      // ring ahead of a slower one waits in `take` for the slots this frame hands over.
+      if handed == frames || (handed > before && taking > 0) { condition.broadcast() }
     } else {
       condition.broadcast()
     }

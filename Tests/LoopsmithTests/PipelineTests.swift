@@ -201,6 +201,39 @@ func frame(_ job: RenderJob, _ index: Int) -> Image {
     #expect(Double(calls.count) <= seconds / 0.1 + 2, "\(calls.count) progress calls in \(seconds) s")
   }
 
+  /// With no sink a render thread that ran a whole ring ahead of a slower one waits for a slot;
+  /// the slower one's frame, once drawn, hands the slots over and must wake it (left asleep, the
+  /// render would go on one thread). The calling thread's wait ends when the last frame is drawn.
+  @Test func aRenderThreadARingAheadIsWokenWhenTheSlowerOneHandsItsFrameOver() throws {
+    let queue = FrameQueue(frames: 6, slots: 4, handOverWhenDrawn: true)
+    #expect(queue.take() == 0)  // the slower thread's frame, drawn below
+    for frame in 1..<4 {
+      #expect(queue.take() == frame)
+      queue.drawn(frame)
+    }
+    let taken = TakenFrame()
+    let woken = DispatchSemaphore(value: 0)
+    Thread {
+      taken.frame = queue.take()  // every slot is full until frame 0 is drawn
+      woken.signal()
+    }.start()
+    Thread.sleep(forTimeInterval: 0.2)  // it waits for a slot by now
+    #expect(taken.frame == nil)
+    queue.drawn(0)
+    let wasWoken = woken.wait(timeout: .now() + 10) == .success
+    #expect(wasWoken, "the thread waiting for a slot was not woken")
+    if !wasWoken {
+      queue.stop()
+      woken.wait()
+    }
+    #expect(taken.frame == 4)
+    #expect(queue.waitForAll(seconds: 0.01) == (4, false))
+    #expect(queue.take() == 5)
+    queue.drawn(4)
+    queue.drawn(5)
+    #expect(queue.waitForAll(seconds: 10) == (6, true))
+  }
+
   /// SVT-AV1 run by root puts the thread that opens it on SCHED_FIFO priority 99, which render
   /// threads and processes started from it later inherit (a browser spinning at real-time
   /// priority starved this machine): the encoder is opened without the capability to, so the
@@ -272,6 +305,16 @@ private final class ProgressLog: @unchecked Sendable {
   private var log: [(Int, Int)] = []
   func add(_ done: Int, _ total: Int) { lock.withLock { log.append((done, total)) } }
   var calls: [(Int, Int)] { lock.withLock { log } }
+}
+
+/// The frame a thread took.
+private final class TakenFrame: @unchecked Sendable {
+  private let lock = NSLock()
+  private var taken: Int?
+  var frame: Int? {
+    get { lock.withLock { taken } }
+    set { lock.withLock { taken = newValue } }
+  }
 }
 
 /// What the rendering thread saw.
