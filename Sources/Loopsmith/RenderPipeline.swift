@@ -140,21 +140,21 @@ public enum RenderPipeline {
     // every frame, it is a third thread on the render threads' cores.
     do {
       if sinks.isEmpty {
-        var reported = 0
-        while true {
-          let (handed, finished) = queue.waitForAll(seconds: 0.1)
+        var reported = 0, finished = false
+        while !finished {
+          let (handed, done) = queue.waitForAll(seconds: 0.1)
           try Cancellation.check()
           if handed > reported { progress?(handed, total) }
-          reported = handed
-          if finished { break }
+          (reported, finished) = (handed, done)
         }
-      }
-      for frame in 0..<(sinks.isEmpty ? 0 : total) {
-        guard queue.wait(for: frame) else { break }
-        try Cancellation.check()  // a frame skipped for a signal is not handed over
-        for (o, sink) in sinks.enumerated() { try sink.append(ring[frame % ring.count][o]) }
-        queue.handedOver(frame)
-        if (frame + 1) % threads == 0 || frame + 1 == total { progress?(frame + 1, total) }
+      } else {
+        for frame in 0..<total {
+          guard queue.wait(for: frame) else { break }
+          try Cancellation.check()  // a frame skipped for a signal is not handed over
+          for (o, sink) in sinks.enumerated() { try sink.append(ring[frame % ring.count][o]) }
+          queue.handedOver(frame)
+          if (frame + 1) % threads == 0 || frame + 1 == total { progress?(frame + 1, total) }
+        }
       }
     } catch {
       failure.set(error)
@@ -378,6 +378,8 @@ final class FrameQueue: @unchecked Sendable {
   private var stopped = false
   /// Render threads waiting in `take` for a slot to be handed over.
   private var taking = 0
+  /// How many threads wait in `take` for a slot now (for the tests).
+  var waitingToTake: Int { condition.withLock { taking } }
   private let handOverWhenDrawn: Bool
 
   /// With `handOverWhenDrawn` (no sinks), frames are handed over as they are drawn, in order.
@@ -430,19 +432,18 @@ final class FrameQueue: @unchecked Sendable {
     return (handed, stopped || handed == frames)
   }
 
-  /// Waits until `frame` is drawn; false when `stop` was called first. With `handOverWhenDrawn`
-  /// a frame already handed over counts as drawn: its slot may hold a later frame by now.
+  /// With sinks: waits until `frame` is drawn; false when `stop` was called first.
   func wait(for frame: Int) -> Bool {
     condition.lock()
     defer { condition.unlock() }
-    while !stopped && drawnInSlot[frame % drawnInSlot.count] != frame && handed <= frame { condition.wait() }
+    while !stopped && drawnInSlot[frame % drawnInSlot.count] != frame { condition.wait() }
     return !stopped
   }
 
-  /// `frame` was handed over: its slot is free.
+  /// With sinks: `frame` was handed over, in order; its slot is free.
   func handedOver(_ frame: Int) {
     condition.lock()
-    handed = max(handed, frame + 1)
+    handed = frame + 1
     condition.broadcast()
     condition.unlock()
   }

@@ -217,7 +217,11 @@ func frame(_ job: RenderJob, _ index: Int) -> Image {
       taken.frame = queue.take()  // every slot is full until frame 0 is drawn
       woken.signal()
     }.start()
-    Thread.sleep(forTimeInterval: 0.2)  // it waits for a slot by now
+    let waitStart = Date()
+    while queue.waitingToTake == 0 && Date().timeIntervalSince(waitStart) < 10 {
+      Thread.sleep(forTimeInterval: 0.005)
+    }
+    #expect(queue.waitingToTake == 1, "the thread never waited for a slot")
     #expect(taken.frame == nil)
     queue.drawn(0)
     let wasWoken = woken.wait(timeout: .now() + 10) == .success
