@@ -23,6 +23,18 @@ import _TestSupport
     #expect(!FileManager.default.fileExists(atPath: dir.path("long.mp4")))
   }
 
+  /// A timed-out child's backtrace is kept whole from its first line, however deep its threads'
+  /// stacks were (one caught mid-frame took the header past the last 6,000 characters once).
+  @Test func aTimedOutChildKeepsItsWholeBacktrace() {
+    let before = String(repeating: "progress\n", count: 2000)
+    let threads = String(repeating: "  Thread 7:\n    0 0x00007f76620906ea a deep frame\n", count: 400)
+    let trace = "*** Program crashed: System trap at 0x0000006a68 ***\n\n" + threads + "Backtrace took 0.22s\n"
+    #expect(threads.count > 6000)
+    #expect(timedOutTail(before + trace) == trace)
+    // No backtrace (a child that is not Swift): the last 6,000 characters.
+    #expect(timedOutTail(before) == String(before.suffix(6000)))
+  }
+
   @Test func aChildFillingStderrBeforeItsStdoutEndsIsReadWhole() throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/bash")

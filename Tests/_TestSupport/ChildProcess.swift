@@ -6,6 +6,18 @@ import Foundation
   import Darwin
 #endif
 
+/// The end of a timed-out child's stderr: from the line that starts the backtrace SIGTRAP made it
+/// print, when there is one (it says where each thread was, and its length depends on where they
+/// were: a thread caught deep in a frame's drawing adds a few thousand characters), at most
+/// 64,000 characters; otherwise the last 6,000.
+public func timedOutTail(_ stderr: String) -> String {
+  if let crash = stderr.range(of: "Program crashed: ", options: .backwards) {
+    let line = stderr[..<crash.lowerBound].lastIndex(of: "\n").map { stderr.index(after: $0) } ?? stderr.startIndex
+    return String(stderr[line...].prefix(64000))
+  }
+  return String(stderr.suffix(6000))
+}
+
 /// How long a test lets a child process run before it calls it hung: ten minutes, more than the
 /// whole suite takes on two cores (about 7 minutes), far below CI's limit for the whole run.
 public let childDeadline: Double = 600
@@ -93,7 +105,7 @@ public func collect(
   if stage > 0 {
     let name = process.executableURL?.lastPathComponent ?? "the child"
     let command = ([name] + (process.arguments ?? [])).joined(separator: " ")
-    let tail = err == nil ? "(not captured by this test)" : String(stderr.suffix(6000))
+    let tail = err == nil ? "(not captured by this test)" : timedOutTail(stderr)
     throw ChildTimedOut(command: command, seconds: seconds, stderrTail: tail)
   }
   return RunResult(
