@@ -43,6 +43,8 @@ static inline int clibav_refuse_realtime_priority(void) {
 // Function-like macros never reach Swift; these do.
 static inline int clibav_error(int posix) { return AVERROR(posix); }
 static const int clibav_eof = AVERROR_EOF;
+static const int clibav_exit = AVERROR_EXIT;
+static const int clibav_invalid_data = AVERROR_INVALIDDATA;
 static const int64_t clibav_nopts = AV_NOPTS_VALUE;
 static inline unsigned clibav_tag(char a, char b, char c, char d) { return MKTAG(a, b, c, d); }
 
@@ -50,10 +52,13 @@ static inline unsigned clibav_tag(char a, char b, char c, char d) { return MKTAG
 // is ever opened twice (a second open could find a different file swapped in). Each context keeps
 // its own offset (pread/pwrite), so several may share one descriptor. Free with clibav_fd_io_free,
 // never avio_close (which would take the opaque for a URLContext).
-typedef struct { int fd; int64_t position; } clibav_fd_state;
+// A reading context may carry `interrupted`, asked before every read: once it answers nonzero
+// (a stop signal arrived) every read fails with AVERROR_EXIT, so no demuxer reads on past a stop.
+typedef struct { int fd; int64_t position; int (*interrupted)(void *); } clibav_fd_state;
 
 static inline int clibav_fd_read(void *opaque, uint8_t *buf, int size) {
   clibav_fd_state *s = (clibav_fd_state *)opaque;
+  if (s->interrupted && s->interrupted(NULL)) return AVERROR_EXIT;
   for (;;) {
     ssize_t n = pread(s->fd, buf, (size_t)size, (off_t)s->position);
     if (n < 0 && errno == EINTR) continue;
@@ -113,6 +118,14 @@ static inline AVIOContext *clibav_fd_io_alloc(int fd, int writable) {
     av_free(state);
     av_free(buffer);
   }
+  return pb;
+}
+
+/// A reading AVIOContext over `fd` whose reads end with AVERROR_EXIT once `interrupted` answers
+/// nonzero; NULL without memory.
+static inline AVIOContext *clibav_fd_io_alloc_reading(int fd, int (*interrupted)(void *)) {
+  AVIOContext *pb = clibav_fd_io_alloc(fd, 0);
+  if (pb) ((clibav_fd_state *)pb->opaque)->interrupted = interrupted;
   return pb;
 }
 

@@ -1,42 +1,23 @@
 import Foundation
-import Synchronization
+import Video
 
 /// Set when SIGINT, SIGTERM or SIGHUP arrives; renders check it between frames, during the final
 /// flush of an encoder and before an output is renamed into place.
 ///
-/// The flag is an `Atomic<Int32>`: lock-free, so a signal handler may store to it, and render
-/// threads read it without a data race (a plain Int32 was one, to ThreadSanitizer and in fact).
+/// The flag is Video's `StopRequest`, an `Atomic<Int32>`: lock-free, so a signal handler may store
+/// to it, render threads read it without a data race, and libav's reads of an input file end
+/// when it is set.
 public enum Cancellation {
-  @available(macOS 15.0, *)
-  private static let flag = Atomic<Int32>(0)
-  // macOS 14 has no Atomic; a word read and written whole is what C's sig_atomic_t promises there.
-  nonisolated(unsafe) private static let legacyFlag: UnsafeMutablePointer<Int32> = {
-    let p = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
-    p.initialize(to: 0)
-    return p
-  }()
   private static let installLock = NSLock()
   nonisolated(unsafe) private static var installed = false
 
   /// The signal that asked to stop, or nil.
-  public static var signal: Int32? {
-    let v: Int32
-    if #available(macOS 15.0, *) { v = flag.load(ordering: .relaxed) } else { v = legacyFlag.pointee }
-    return v == 0 ? nil : v
-  }
+  public static var signal: Int32? { StopRequest.signal }
 
   /// Records `signal` as the reason to stop (also for tests); the first signal wins.
-  public static func request(_ signal: Int32) {
-    if #available(macOS 15.0, *) {
-      _ = flag.compareExchange(expected: 0, desired: signal, ordering: .relaxed)
-    } else if legacyFlag.pointee == 0 {
-      legacyFlag.pointee = signal
-    }
-  }
+  public static func request(_ signal: Int32) { StopRequest.request(signal) }
 
-  public static func reset() {
-    if #available(macOS 15.0, *) { flag.store(0, ordering: .relaxed) } else { legacyFlag.pointee = 0 }
-  }
+  public static func reset() { StopRequest.reset() }
 
   /// Makes SIGINT, SIGTERM and SIGHUP only record the signal (a closed terminal or a scheduler's
   /// hang-up stops a render like SIGTERM, exit 128 + 1, and leaves no temporaries), and ignores SIGPIPE so a closed stdout
@@ -52,8 +33,7 @@ public enum Cancellation {
     installLock.withLock {
       guard !installed else { return }
       installed = true
-      _ = legacyFlag  // initialized here, never inside a handler
-      if #available(macOS 15.0, *) { _ = flag.load(ordering: .relaxed) }
+      StopRequest.prepare()  // initialized here, never inside a handler
       var stops = sigset_t()
       sigemptyset(&stops)
       for s in [SIGINT, SIGTERM, SIGHUP] {

@@ -30,7 +30,11 @@ public func exitStatus(for error: any Error) -> Int32 {
   switch error {
   case is InputError, is ParameterError: 2
   case let e as VideoError:
-    if case .invalidSettings = e { 2 } else { 1 }
+    switch e {
+    case .invalidSettings: 2
+    case .interrupted(let signal): 128 + signal
+    default: 1
+    }
   case let e as Interrupted: 128 + e.signal
   default: 1
   }

@@ -60,11 +60,13 @@ public struct LoopCheck: Sendable {
   /// rendered for (a render's temporary file is checked under its output's name); `path` by default.
   public static func run(
     path file: String, named name: String? = nil, then next: String? = nil, against: Source = .none,
-    threads: Int = 2
+    threads: Int = 2, memoryLimit: UInt64? = nil
   ) throws -> LoopCheck {
     let path = name ?? file
     let reader = try VideoReader(path: file, keepAlpha: true)
     let info = reader.info
+    // Both files' headers are read before either is decoded, so the budget sees them together.
+    let other = try next.map { try VideoReader(path: $0, keepAlpha: true) }
     var failures: [String] = []
     var notes: [String] = []
 
@@ -94,6 +96,8 @@ public struct LoopCheck: Sendable {
       )
       request = nil
     }
+    try CheckBudget.require(
+      info, path: path, then: other?.info, source: request != nil, threads: threads, limit: memoryLimit)
     if let request {
       do {
         let s = try LoopSource(
@@ -121,11 +125,8 @@ public struct LoopCheck: Sendable {
     var steps: [Double] = []
     var sourceSteps: [Double] = []
     var count = 0
+    // The reader hands out frames of the stream's declared size only (VideoReader.nextFrame).
     while let image = try reader.nextFrame() {
-      guard image.width == info.width, image.height == info.height else {
-        throw RenderFailure(
-          "\(path): frame \(count) is \(image.width)x\(image.height), not \(info.width)x\(info.height)")
-      }
       LocalChange.fill(&planes, from: image)
       if count > 0 { steps.append(LocalChange.step(previous, planes)) }
       if first == nil { first = planes }
@@ -146,8 +147,7 @@ public struct LoopCheck: Sendable {
 
     var judged = steps
     var nextInfo: StreamInfo?
-    if let next {
-      let other = try VideoReader(path: next, keepAlpha: true)
+    if let next, let other {
       nextInfo = other.info
       guard other.info.width == info.width, other.info.height == info.height else {
         throw InputError(

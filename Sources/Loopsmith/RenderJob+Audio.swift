@@ -17,6 +17,7 @@ extension RenderRequest {
     do {
       sound = try AudioFit.soundSeconds(path: track.path, upTo: loop + 0.05)
     } catch let e as VideoError {
+      if case .interrupted = e { throw e }  // a stop signal while reading, not the sound's fault
       throw InputError("--audio: \(e)")
     }
     if track.fit == .pad && sound > loop + 0.5 / 48000 {

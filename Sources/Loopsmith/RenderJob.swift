@@ -631,6 +631,7 @@ extension RenderRequest {
         path: path, fps: fps, frameCount: frameCount, fit: try checkedAudioFit())
       return LevelTrack(envelope: envelope, rate: Double(fps))
     } catch let e as VideoError {
+      if case .interrupted = e { throw e }  // a stop signal while reading, not the sound's fault
       throw InputError("--audio: \(e)")
     }
   }

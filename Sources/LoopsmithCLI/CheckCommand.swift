@@ -11,16 +11,20 @@ enum CheckCommand {
       "Re-render the loop losslessly from a preset file or an effect and its flags in one word list (\"weather --weather fog\") and compare every step; each jump beyond the source's motion fails."
     ),
     OptionSpec("no-against", "Skip the comparison with the source the file's loopsmith-preset tag names."),
+    OptionSpec(
+      "memory-limit", value: "size",
+      "The most memory the check may plan to use (512M, 8G; default half the memory); a file whose headers need more is refused before it is decoded."
+    ),
     OptionSpec("json", "Print one JSON document on stdout: a row per file."),
   ]
 
   static var help: String {
     helpText(
       usage:
-        "loopsmith check <video>... [--against <preset.json | \"effect flags\">] [--no-against] [--then <video>] [--json]",
+        "loopsmith check <video>... [--against <preset.json | \"effect flags\">] [--no-against] [--then <video>] [--memory-limit <size>] [--json]",
       overview:
         "Decode files and judge each loop's seam by its largest 16x16 block change against the file's other steps, every step against the lossless source when it is known (--against, or the preset tag the file carries), the audio seam, and the stream facts; exit 1 when a rule fails for any file.",
-      arguments: [("<video>", "An MP4, MOV, WebM, GIF or APNG file; several may be given.")], options: options)
+      arguments: [("<video>", "An MP4, MOV, WebM, GIF, APNG or WebP file (or a PNG, JPEG or Y4M); several may be given.")], options: options)
   }
 
   static func run(_ args: [String], stdout: TextSink, stderr: TextSink) throws -> Int32 {
@@ -36,6 +40,7 @@ enum CheckCommand {
     }
     for path in paths { try requireReadableFile(path, field: nil) }
     if let t = then { try requireReadableFile(t, field: "--then") }
+    let memoryLimit = try parsed.last("memory-limit").map { try MemoryBudget.parse($0) }
     var source: LoopCheck.Source = parsed.has("no-against") || then != nil ? .none : .tag
     if let text = parsed.last("against") { source = try againstSource(text) }
 
@@ -44,8 +49,8 @@ enum CheckCommand {
     for path in paths {
       let report: LoopCheck
       do {
-        report = try LoopCheck.run(path: path, then: then, against: source)
-      } catch let error where paths.count > 1 && !(error is InputError) {
+        report = try LoopCheck.run(path: path, then: then, against: source, memoryLimit: memoryLimit)
+      } catch let error where paths.count > 1 && !(error is InputError) && exitStatus(for: error) < 128 {
         // One file that cannot be decoded fails, and the others are still checked.
         allPassed = false
         let text = message(for: error)

@@ -1,4 +1,5 @@
 import CLibAV
+import Foundation
 
 /// Why a video could not be written or read.
 ///
@@ -11,6 +12,8 @@ public enum VideoError: Error, CustomStringConvertible, Equatable {
   case libav(function: String, code: Int32, message: String, path: String)
   /// A file or folder could not be created, written, renamed or read.
   case io(String)
+  /// A read stopped because a stop signal arrived (`StopRequest`); exit status 128 + the signal.
+  case interrupted(signal: Int32)
 
   public var description: String {
     switch self {
@@ -18,6 +21,7 @@ public enum VideoError: Error, CustomStringConvertible, Equatable {
     case .libav(let function, let code, let message, let path):
       "\(path): \(function) failed: \(message) (\(code))"
     case .io(let message): message
+    case .interrupted(let signal): signal == SIGINT ? "interrupted" : "terminated (signal \(signal))"
     }
   }
 }
@@ -56,6 +60,8 @@ func libavMessage(_ code: Int32) -> String {
 /// Throws a `VideoError.libav` when `code` is negative; returns it otherwise.
 @discardableResult
 func check(_ code: Int32, _ function: String, path: String) throws -> Int32 {
+  // Our read callback and interrupt callback answer AVERROR_EXIT once a stop is asked for.
+  if code == clibav_exit, let signal = StopRequest.signal { throw VideoError.interrupted(signal: signal) }
   if code < 0 {
     throw VideoError.libav(function: function, code: code, message: libavMessage(code), path: path)
   }

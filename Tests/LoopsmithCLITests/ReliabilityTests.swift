@@ -258,7 +258,7 @@ import _TestSupport
     ),
     (
       ["render", "voice-orb", "--audio", "corrupt.wav", "-o", "out.mp4"] + small, 2,
-      "--audio: corrupt.wav: avformat_open_input failed"
+      "--audio: corrupt.wav: not a format libav recognizes; expected a"
     ),
     (
       ["render", "voice-orb", "--audio", "silent.wav", "-o", "out.mp4"] + small, 2,
@@ -296,9 +296,9 @@ import _TestSupport
     // check on missing, corrupt and empty files, a folder and audio.
     (["check", "missing.mp4"], 2, "missing.mp4: no such video file"),
     (["check", "folder.mp4"], 2, "folder.mp4: is a folder; expected a regular video file"),
-    (["check", "corrupt.mp4"], 1, "corrupt.mp4: avformat_open_input failed"),
-    (["check", "empty.mp4"], 1, "empty.mp4: avformat_open_input failed"),
-    (["check", "silent.wav"], 1, "silent.wav: av_find_best_stream failed"),
+    (["check", "corrupt.mp4"], 2, "corrupt.mp4: libav cannot read it as QuickTime / MOV (Invalid data found"),
+    (["check", "empty.mp4"], 2, "empty.mp4: libav cannot read it as QuickTime / MOV (Invalid data found"),
+    (["check", "silent.wav"], 2, "silent.wav: libav reads it as WAV / WAVE (Waveform Audio) (wav), which is not read here"),
     (["list", "extra"], 2, "list takes no arguments; got 'extra'"),
   ]
 

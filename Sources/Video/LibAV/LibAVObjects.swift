@@ -157,28 +157,107 @@ final class OutputContext {
   }
 }
 
-/// A demuxer reading one file through its open descriptor; it opens no other file.
+/// The demuxers a command reads with, by libav's short names, and how its errors name them.
+///
+/// A file is probed first and refused unless it probes as one of these: libav's other demuxers
+/// open files by name (concat follows an ffconcat script to any path, HLS to a playlist's
+/// entries, image2 to a numbered sequence), and their formats are nothing Loopsmith reads.
+public struct Demuxers: Sendable {
+  /// libav's short names (`mov` stands for `mov,mp4,m4a,3gp,3g2,mj2`).
+  public let names: [String]
+  /// What a refusal says was expected: "an MP4, MOV, WebM, ... file".
+  public let expected: String
+
+  /// What `check` and the video reader take: every format `render` writes.
+  public static let video = Demuxers(
+    names: ["mov", "matroska", "gif", "apng", "webp_pipe", "png_pipe", "jpeg_pipe", "yuv4mpegpipe"],
+    expected: "an MP4, MOV, WebM, GIF, APNG, WebP, PNG, JPEG or Y4M file")
+  /// What `--audio` takes: sound files, and the sound of a video file.
+  public static let audio = Demuxers(
+    names: ["wav", "w64", "aiff", "caf", "flac", "mp3", "ogg", "aac", "mov", "matroska"],
+    expected: "a WAV, AIFF, CAF, FLAC, MP3, Ogg, AAC, M4A, MP4, MKV or WebM file")
+  /// What `join` takes: the segments `render --frames` writes.
+  public static let segments = Demuxers(
+    names: ["mov", "matroska", "yuv4mpegpipe"], expected: "an MP4, MOV, WebM or Y4M segment")
+
+  /// Every format above: what a reader that names none takes.
+  public static let media = Demuxers(
+    names: Array(Set(video.names + audio.names + segments.names)).sorted(),
+    expected: "a video or sound file (MP4, MOV, WebM, GIF, APNG, WebP, PNG, JPEG, Y4M, WAV, AIFF, CAF, FLAC, MP3, Ogg or AAC)")
+
+  /// Whether `format`'s names (one demuxer may have several, comma-separated) include one of ours.
+  func allows(_ format: UnsafePointer<AVInputFormat>) -> Bool {
+    guard let name = format.pointee.name else { return false }
+    return String(cString: name).split(separator: ",").contains { names.contains(String($0)) }
+  }
+}
+
+/// A demuxer reading one file through its open descriptor; it opens no other file, reads only as
+/// one of the demuxers it is given, and stops reading when a stop signal arrives.
+///
+/// Nothing but our descriptor can be opened: the file's format is chosen by our own probe among
+/// `formats` (and libav's `format_whitelist` says the same to any nested demuxer), `io_open`
+/// refuses every name, and `protocol_whitelist` names no protocol, so even a demuxer that opens
+/// files its own way finds none (docs/ENCODING.md, Reading files we did not write).
 final class InputContext {
   let pointer: UnsafeMutablePointer<AVFormatContext>
   /// Kept open as long as libav reads from it.
   private let file: InputFile
 
-  init(file: InputFile) throws {
+  /// The most streams a file may hold: Loopsmith writes one video and one audio stream; each
+  /// stream costs a probing decoder (an MP4 of 999 tracks took 1.6 GB).
+  static let maximumStreams = 8
+
+  init(file: InputFile, formats: Demuxers = .media) throws {
     self.file = file
     let path = file.path
     guard let fresh = avformat_alloc_context() else {
       throw VideoError.outOfMemory("avformat_alloc_context", path: path)
     }
-    guard let io = clibav_fd_io_alloc(file.descriptor, 0) else {
+    guard let io = clibav_fd_io_alloc_reading(file.descriptor, StopRequest.callback) else {
       avformat_free_context(fresh)
       throw VideoError.outOfMemory("avio_alloc_context", path: path)
     }
     clibav_use_fd_io(fresh, io, 0)
-    var context: UnsafeMutablePointer<AVFormatContext>? = fresh
-    let code = avformat_open_input(&context, path, nil, nil)  // frees the context on failure, never `io`
-    guard code >= 0, let context else {
+    fresh.pointee.interrupt_callback = AVIOInterruptCB(callback: StopRequest.callback, opaque: nil)
+    func release() {
       var doomed: UnsafeMutablePointer<AVIOContext>? = io
       clibav_fd_io_free(&doomed)
+    }
+    var format: UnsafePointer<AVInputFormat>? = nil
+    let probed = av_probe_input_buffer2(io, &format, path, nil, 0, 0)
+    guard probed >= 0, let format else {
+      avformat_free_context(fresh)
+      release()
+      if probed == clibav_invalid_data || probed >= 0 {
+        throw VideoError.invalidSettings("\(path): not a format libav recognizes; expected \(formats.expected)")
+      }
+      try check(probed, "av_probe_input_buffer2", path: path)
+      throw VideoError.outOfMemory("av_probe_input_buffer2", path: path)
+    }
+    guard formats.allows(format) else {
+      let long = format.pointee.long_name.map { String(cString: $0) } ?? "unknown"
+      let short = format.pointee.name.map { String(cString: $0) } ?? "unknown"
+      avformat_free_context(fresh)
+      release()
+      throw VideoError.invalidSettings(
+        "\(path): libav reads it as \(long) (\(short)), which is not read here; expected \(formats.expected)")
+    }
+    var options: OpaquePointer? = nil
+    av_dict_set(&options, "format_whitelist", formats.names.joined(separator: ","), 0)
+    av_dict_set(&options, "protocol_whitelist", "none", 0)  // no protocol has this name
+    // A backstop for the count checked below: a demuxer asked for more streams fails (ENOMEM).
+    av_dict_set(&options, "max_streams", String(Self.maximumStreams * 8), 0)
+    defer { av_dict_free(&options) }
+    var context: UnsafeMutablePointer<AVFormatContext>? = fresh
+    let code = avformat_open_input(&context, path, format, &options)  // frees the context on failure, never `io`
+    guard code >= 0, let context else {
+      release()
+      if code == clibav_invalid_data {
+        let long = format.pointee.long_name.map { String(cString: $0) } ?? "its format"
+        throw VideoError.invalidSettings(
+          "\(path): libav cannot read it as \(long) (\(libavMessage(code))); expected \(formats.expected)")
+      }
       try check(code < 0 ? code : clibav_error(ENOMEM), "avformat_open_input", path: path)
       throw VideoError.outOfMemory("avformat_open_input", path: path)
     }
@@ -198,6 +277,10 @@ final class InputContext {
   /// Throws `invalidSettings` for a stream whose declared size, rate or channel count is out of
   /// bounds, before anything is allocated for it. Call again after `avformat_find_stream_info`.
   func requireBoundedStreams(path: String) throws {
+    if Int(pointer.pointee.nb_streams) > Self.maximumStreams {
+      throw VideoError.invalidSettings(
+        "\(path): the file holds \(pointer.pointee.nb_streams) streams; expected at most \(Self.maximumStreams)")
+    }
     for i in 0..<Int(pointer.pointee.nb_streams) {
       guard let p = pointer.pointee.streams[i]?.pointee.codecpar else { continue }
       let width = Int(p.pointee.width)

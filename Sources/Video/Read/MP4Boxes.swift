@@ -8,24 +8,33 @@ enum MP4Boxes {
     let end: Int
   }
 
-  /// The boxes one after another in `data[range]`; stops at a truncated or malformed box.
+  /// The boxes one after another in `data[start..<end]`; stops at a truncated or malformed box.
+  ///
+  /// Every size is the file's word, so none is trusted: a box must fit in what is left of its
+  /// parent (a 64-bit size of 2^64 - 1, or 2^63 - 1 in a child of `moov`, ends the walk instead of
+  /// overflowing an offset), and `start` and `end` are clamped to the data.
   static func boxes(in data: Data, from start: Int, to end: Int) -> [Box] {
     var result: [Box] = []
-    var offset = start
-    while offset + 8 <= end {
-      var size = Int(readUInt32(data, offset))
+    let end = min(max(end, 0), data.count)
+    var offset = max(start, 0)
+    while end - offset >= 8 {
+      let declared = UInt64(readUInt32(data, offset))
       let type = String(decoding: data[(data.startIndex + offset + 4)..<(data.startIndex + offset + 8)], as: UTF8.self)
-      var header = 8
-      if size == 1 {
-        guard offset + 16 <= end else { break }
-        size = Int(clamping: readUInt64(data, offset + 8))
+      let left = UInt64(end - offset)
+      var size = declared
+      var header: UInt64 = 8
+      if declared == 1 {
+        guard left >= 16 else { break }
+        size = readUInt64(data, offset + 8)
         header = 16
-      } else if size == 0 {
-        size = end - offset
+      } else if declared == 0 {
+        size = left
       }
-      guard size >= header, offset + size <= end || type == "mdat" else { break }
-      result.append(Box(type: type, start: offset + header, end: min(offset + size, end)))
-      offset += size
+      // `mdat` may run past what was read (only its start is in `data`); anything else must fit.
+      guard size >= header, size <= left || type == "mdat" else { break }
+      let length = Int(min(size, left))
+      result.append(Box(type: type, start: offset + Int(header), end: offset + length))
+      offset += length
     }
     return result
   }
@@ -47,19 +56,26 @@ enum MP4Boxes {
     var offset: UInt64 = 0
     var order: [String] = []
     var moov: Data?
-    while offset + 8 <= fileSize {
+    // Sizes are 64-bit words from the file: each is checked against what is left of it before
+    // an offset moves, so no sum can overflow (fuzz/README.md, fuzz-boxes).
+    while fileSize >= 8, offset <= fileSize - 8 {
       try? handle.seek(toOffset: offset)
       guard let header = try? handle.read(upToCount: 16), header.count >= 8 else { break }
+      let left = fileSize - offset
       var size = UInt64(readUInt32(header, 0))
       let type = String(decoding: header[(header.startIndex + 4)..<(header.startIndex + 8)], as: UTF8.self)
       var headerSize: UInt64 = 8
-      if size == 1, header.count >= 16 {
+      if size == 1 {
+        guard header.count >= 16 else { break }
         size = readUInt64(header, 8)
         headerSize = 16
       } else if size == 0 {
-        size = fileSize - offset
+        size = left
       }
-      guard size >= headerSize else { break }
+      guard size >= headerSize, size <= left else {
+        order.append(type)  // a box cut short still shows where it starts (an mdat being written)
+        break
+      }
       order.append(type)
       if type == "moov", size < 256 << 20 {
         try? handle.seek(toOffset: offset + headerSize)

@@ -23,6 +23,8 @@ public final class VideoReader {
   private let animation: AnimatedWebP?
   private var flushed = false
   private var done = false
+  /// Frames handed out so far.
+  private var decoded = 0
 
   /// `limit`: the largest file read, in bytes (a user's file: `InputFile.Limit.video`; the loop
   /// report's own lossless references of long full-size loops are larger).
@@ -50,7 +52,7 @@ public final class VideoReader {
     }
     self.info = info
 
-    input = try InputContext(file: file)
+    input = try InputContext(file: file, formats: .video)
     try input.findStreamInfo(path: path)
     let index = av_find_best_stream(input.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
     try check(index, "av_find_best_stream", path: path)
@@ -77,8 +79,21 @@ public final class VideoReader {
     packet = try Packet(path: path)
   }
 
-  /// The next frame, or nil after the last one.
+  /// The next frame, or nil after the last one. Every frame has the stream's size (`info`): a
+  /// file whose pictures change size mid-stream is refused here, so no caller meets one.
   public func nextFrame() throws -> Image? {
+    try StopRequest.check()
+    guard let image = try decodeNext() else { return nil }
+    guard image.width == info.width, image.height == info.height else {
+      throw VideoError.invalidSettings(
+        "\(path): frame \(decoded) is \(image.width)x\(image.height), where the stream declares \(info.width)x\(info.height); expected one picture size throughout"
+      )
+    }
+    decoded += 1
+    return image
+  }
+
+  private func decodeNext() throws -> Image? {
     if let animation { return try animation.nextFrame(decoder: context) { try image(from: $0) } }
     while !done {
       let code = avcodec_receive_frame(context.pointer, frame.pointer)
@@ -231,7 +246,7 @@ public final class VideoReader {
 
   private static func inspect(_ file: InputFile) throws -> StreamInfo {
     let path = file.path
-    let input = try InputContext(file: file)
+    let input = try InputContext(file: file, formats: .video)
     let fc = input.pointer
     try input.findStreamInfo(path: path)
     let index = av_find_best_stream(fc, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
