@@ -90,7 +90,7 @@ test-gallery: deps browser
 ## Seeds are fuzz/corpus/<target>; what the fuzzer learns goes to fuzz/.work/<target>, and a crash
 ## leaves fuzz/.work/<target>-crash-* (replay it: fuzz/.build/release/fuzz-<target> FILE).
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= preset arguments raster
+FUZZ_TARGETS ?= preset arguments raster boxes media
 fuzz: deps
 	cd fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -enable-testing
 	@for t in $(FUZZ_TARGETS); do \

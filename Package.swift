@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "Loopsmith", targets: ["Loopsmith"]),
     .library(name: "LoopsmithCLI", targets: ["LoopsmithCLI"]),  // for fuzz/: the argument parser
     .library(name: "LoopsmithEffects", targets: ["Effects", "Raster", "Timing"]),
+    .library(name: "LoopsmithVideo", targets: ["Video"]),  // for fuzz/: the box walker and the frame readers
   ],
   targets: [
     .systemLibrary(

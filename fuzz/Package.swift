@@ -22,6 +22,12 @@ let package = Package(
     .executableTarget(
       name: "fuzz-raster", dependencies: ["FuzzDriver", .product(name: "LoopsmithEffects", package: "Loopsmith")],
       path: "Sources/FuzzRaster"),
+    .executableTarget(
+      name: "fuzz-boxes", dependencies: ["FuzzDriver", .product(name: "LoopsmithVideo", package: "Loopsmith")],
+      path: "Sources/FuzzBoxes"),
+    .executableTarget(
+      name: "fuzz-media", dependencies: ["FuzzDriver", .product(name: "LoopsmithVideo", package: "Loopsmith")],
+      path: "Sources/FuzzMedia"),
   ],
   swiftLanguageModes: [.v5]
 )

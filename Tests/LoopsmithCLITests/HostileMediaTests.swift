@@ -15,7 +15,7 @@ import _TestSupport
     let dir = TemporaryDirectory("hostile-media")
     let r = try runLoopsmith(["render", "color-orbs", "-o", "a.mp4", "-o", "a.webm"] + small, in: dir.url)
     #expect(r.status == 0, "\(r.stderr)")
-    try wavBytes(samples: toneSamples(seconds: 1, frequency: 220, peak: 0.5), rate: 48_000)
+    try wavBytes(samples: toneSamples(seconds: 1, frequency: 220, peak: 8000), rate: 48_000)
       .write(to: dir.url.appendingPathComponent("voice.wav"))
     return dir
   }
@@ -141,7 +141,7 @@ import _TestSupport
   @Test func aStopSignalEndsAnAudioReadAtOnce() throws {
     let dir = try Self.fixtures()
     // Ten minutes of sound: reading it takes a moment; SIGTERM must end the render within a second.
-    try wavBytes(samples: toneSamples(seconds: 600, frequency: 220, peak: 0.5), rate: 48_000)
+    try wavBytes(samples: toneSamples(seconds: 600, frequency: 220, peak: 8000), rate: 48_000)
       .write(to: dir.url.appendingPathComponent("long.wav"))
     let process = Process()
     process.executableURL = loopsmithBinary()
