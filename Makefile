@@ -86,7 +86,8 @@ test-gallery: deps browser
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter theGalleryPlaysInHeadlessChromium
 
-## fuzz: libFuzzer on the preset decoder, the argument parser and the rasterizer, FUZZ_SECONDS each (default 600).
+## fuzz: libFuzzer on the preset decoder, the argument parser, the rasterizer, the MP4 box walker and the frame
+## readers, FUZZ_SECONDS each (default 600), then as long of mutated media through the real binary (MediaMutationTests).
 ## Seeds are fuzz/corpus/<target>; what the fuzzer learns goes to fuzz/.work/<target>, and a crash
 ## leaves fuzz/.work/<target>-crash-* (replay it: fuzz/.build/release/fuzz-<target> FILE).
 FUZZ_SECONDS ?= 600
@@ -99,6 +100,10 @@ fuzz: deps
 	  fuzz/.build/release/fuzz-$$t fuzz/.work/$$t fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
 	    -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=fuzz/.work/$$t- || exit 1; \
 	done
+	@echo "fuzz: mutated media through check, join and render --audio for $(FUZZ_SECONDS) s"
+	$(SWIFT) build --build-tests
+	MUTATION_SECONDS=$(FUZZ_SECONDS) MUTATION_SEED=$${MUTATION_SEED:-$$(date +%s)} MUTATION_KEEP=$(CURDIR)/fuzz/.work/mutate \
+	  $(SWIFT) test --skip-build --filter MediaMutationTests
 
 ## test-sanitize: the whole suite under AddressSanitizer, then ThreadSanitizer (own build folders)
 test-sanitize: deps

@@ -14,8 +14,10 @@ public func fuzzBoxes(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   for box in MP4Boxes.boxes(in: data, from: 0, to: data.count) {
     _ = MP4Boxes.boxes(in: data, from: box.start, to: box.end)
   }
-  // The same bytes as a file: a memory file, read through its descriptor as `check` reads one.
-  let fd = memfd_create("fuzz-boxes", 0)
+  // The same bytes as a file: an unlinked file in /dev/shm, read through its descriptor as `check` reads one.
+  var template = Array("/dev/shm/fuzz-boxes-XXXXXX".utf8CString)
+  let fd = mkstemp(&template)
+  if fd >= 0 { unlink(template) }  // the descriptor (and /proc/self/fd) keeps it while we read
   guard fd >= 0 else { return 0 }
   defer { close(fd) }
   _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

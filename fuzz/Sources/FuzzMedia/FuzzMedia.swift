@@ -7,13 +7,15 @@ import FuzzDriver
 /// (libav's demuxers among `Demuxers.video`, our animated WebP reader, the conversions to float
 /// pictures) to its last frame, and the audio decoder (`AudioEnds`) when the file has sound.
 ///
-/// The file is a memory file named by `/proc/self/fd`, so it is a regular file as `InputFile`
+/// The file is an unlinked file in /dev/shm named by `/proc/self/fd`, so it is a regular file as `InputFile`
 /// demands. Pictures are held to 64x64 and 64 frames here, so an input's time goes to parsing, not
 /// to decoding a large picture the headers declare (the budget that bounds those is `check`'s).
 /// Any thrown error is a fine answer; a trap or a hang is the bug.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMedia(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-  let fd = memfd_create("fuzz-media", 0)
+  var template = Array("/dev/shm/fuzz-media-XXXXXX".utf8CString)
+  let fd = mkstemp(&template)
+  if fd >= 0 { unlink(template) }  // the descriptor (and /proc/self/fd) keeps it while we read
   guard fd >= 0 else { return 0 }
   defer { close(fd) }
   _ = write(fd, start, count)
