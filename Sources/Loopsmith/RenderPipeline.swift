@@ -41,7 +41,7 @@ public enum RenderPipeline {
     progress: (@Sendable (Int, Int) -> Void)? = nil
   ) throws -> RenderResult {
     try Cancellation.check()
-    // A size budget renders once and encodes the kept frames until each file fits (SizeBudget).
+    // A size budget renders the frames again for each try until each file fits (SizeBudget).
     if !discard, job.maxBytes != nil || job.platform != nil {
       return try SizeBudget.run(job, progress: progress)
     }
@@ -346,8 +346,7 @@ private final class WholeSurfaceBox: @unchecked Sendable {
   var surface: Surface?
 }
 
-/// Where a render's converted frames go, in order: an encoder (`VideoWriter`), or the raw frame
-/// file a size budget encodes from (SizeBudget).
+/// Where a render's converted frames go, in order: an encoder (`VideoWriter`).
 protocol FrameSink: AnyObject {
   func append(_ frame: ConvertedFrame) throws
 }

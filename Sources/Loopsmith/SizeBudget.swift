@@ -87,12 +87,15 @@ public struct PlatformLimits: Sendable {
   }
 }
 
-/// `--max-bytes`: the frames rendered once, then encoded at qualities bisected until each file fits
-/// and passes the loop check.
+/// `--max-bytes`: the frames rendered and encoded at qualities bisected until each file fits and
+/// passes the loop check.
 ///
-/// The frames, converted for every output, are kept in a temporary folder (raw samples, so memory
-/// stays flat at any length). An output without a budget is encoded once; one with a budget first
-/// at its asked quality (`--crf`, `--quality`, or the default). When that does not fit, the lowest
+/// The first render encodes every output, one with a budget at its asked quality (`--crf`,
+/// `--quality`, or the default). Each further try renders the frames again into that one encoder:
+/// rendering is deterministic, so every try encodes the same frames, and nothing is kept between
+/// tries but the encoded files themselves. (Kept raw frames were the render's size uncompressed,
+/// 11 GB for a 1080x1920 minute at 60 f/s, in `$TMPDIR`, and a SIGKILL left them there; `$TMPDIR`
+/// is not used at all now.) When that does not fit, the lowest
 /// quality the codec takes is tried, and when even that is too large the render fails (exit 1)
 /// naming the smallest size reached; else the quality is bisected between the two, each try a real
 /// encode. The best fitting try is then judged as `loopsmith check FILE` judges it (`LoopCheck`,
@@ -110,11 +113,8 @@ public enum SizeBudget {
     return "\(bytes) bytes"
   }
 
-  /// Renders `job` once and writes each output within its budget (see the type's comment).
+  /// Renders `job` and writes each output within its budget (see the type's comment).
   static func run(_ job: RenderJob, progress: (@Sendable (Int, Int) -> Void)?) throws -> RenderResult {
-    let folder = NSTemporaryDirectory() + "loopsmith-budget-\(getpid())-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
     let converters = job.outputs.map(FrameConverter.init)
     // Flushed writers wait here, under their temporary names, until every output is done.
     var kept: [VideoWriter] = []
@@ -124,15 +124,25 @@ public enum SizeBudget {
     var posters: [VideoWriter] = []
     defer { posters.forEach { $0.cancel() } }  // a committed writer ignores it
     for settings in job.posters { posters.append(try VideoWriter(settings)) }
-    let raws = try job.outputs.indices.map { try RawFrames(path: folder + "/frames-\($0).raw") }
+    func budgeted(_ s: OutputSettings) -> Bool { job.maxBytes != nil && s.format.isAnimated && s.codec.spec.quality != nil }
+    // The first render, every output at its asked quality; handed over (set to nil) one by one.
+    var first: [VideoWriter?] = []
+    defer { first.forEach { $0?.cancel() } }
+    for (settings, converter) in zip(job.outputs, converters) {
+      var s = settings
+      if budgeted(s), let quality = s.codec.spec.quality { s.crf = s.crf ?? quality.defaultValue }
+      first.append(try VideoWriter(s, converter: converter))
+    }
+    let writers = first.compactMap { $0 }
     try RenderPipeline.drawFrames(
-      job, converters: converters, into: raws, posters: posters, palettes: [], progress: progress)
+      job, converters: converters, into: writers, posters: posters, palettes: writers, progress: progress)
+    for writer in writers { try writer.flush(interrupt: Cancellation.check) }
 
     var notes: [String] = []
     for (o, settings) in job.outputs.enumerated() {
-      let raw = raws[o].path
-      guard let budget = job.maxBytes, settings.format.isAnimated, let quality = settings.codec.spec.quality else {
-        kept.append(try encode(job, settings, raw: raw, converter: converters[o]))
+      guard let budget = job.maxBytes, budgeted(settings), let quality = settings.codec.spec.quality else {
+        kept.append(first[o]!)
+        first[o] = nil
         continue
       }
       let asked = settings.crf ?? quality.defaultValue
@@ -144,9 +154,15 @@ public enum SizeBudget {
       defer { fitting.values.forEach { $0.cancel() } }  // the kept one is taken out of it first
       func size(_ q: Int) throws -> Int64 {
         if let known = tries[q] { return known }
-        var s = settings
-        s.crf = q
-        let writer = try encode(job, s, raw: raw, converter: converters[o])
+        let writer: VideoWriter
+        if q == asked, let made = first[o] {
+          writer = made
+          first[o] = nil
+        } else {
+          var s = settings
+          s.crf = q
+          writer = try encode(job, s, converter: converters[o])
+        }
         let bytes = writer.flushedFile?.bytes ?? 0
         tries[q] = bytes
         if bytes <= budget { fitting[q] = writer } else { writer.cancel() }
@@ -258,35 +274,15 @@ public enum SizeBudget {
     return try LoopCheck.run(path: file.path, named: settings.path, against: .tag, threads: threads)
   }
 
-  /// One encode of the kept frames with `settings`, flushed under its temporary name (the caller
-  /// commits or cancels it).
-  private static func encode(
-    _ job: RenderJob, _ settings: OutputSettings, raw: String, converter: FrameConverter
-  ) throws -> VideoWriter {
+  /// One more try: the frames rendered again into one encoder with `settings`, flushed under its
+  /// temporary name (the caller commits or cancels it).
+  private static func encode(_ job: RenderJob, _ settings: OutputSettings, converter: FrameConverter) throws
+    -> VideoWriter
+  {
     let writer = try VideoWriter(settings, converter: converter)
-    let fd = open(raw, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-      writer.cancel()
-      throw RenderFailure("\(raw): cannot read temporary frames: \(String(cString: strerror(errno)))")
-    }
-    defer { close(fd) }
-    let frame = converter.makeFrame()
     do {
-      let samples = writer.paletteSampleFrames
-      if !samples.isEmpty {
-        let frameBytes = lseek(fd, 0, SEEK_END) / off_t(job.frameCount)
-        for n in samples {
-          lseek(fd, off_t(n) * frameBytes, SEEK_SET)
-          if frame.read(from: fd) { try writer.addPaletteSample(frame) }
-        }
-        lseek(fd, 0, SEEK_SET)
-      }
-      var count = 0
-      while count < settings.frameCount, frame.read(from: fd) {
-        try Cancellation.check()
-        try writer.append(frame)
-        count += 1
-      }
+      try RenderPipeline.drawFrames(
+        job, converters: [converter], into: [writer], posters: [], palettes: [writer], progress: nil)
       try writer.flush(interrupt: Cancellation.check)
       return writer
     } catch {
@@ -294,26 +290,4 @@ public enum SizeBudget {
       throw error
     }
   }
-}
-
-/// A file of one output's converted frames, back to back: what a size budget encodes from.
-private final class RawFrames: FrameSink {
-  let path: String
-  private let descriptor: Int32
-
-  init(path: String) throws {
-    descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else {
-      throw RenderFailure("\(path): cannot create a temporary frame file: \(String(cString: strerror(errno)))")
-    }
-    self.path = path
-  }
-
-  func append(_ frame: ConvertedFrame) throws {
-    guard frame.write(to: descriptor) else {
-      throw RenderFailure("\(path): cannot write temporary frames: \(String(cString: strerror(errno)))")
-    }
-  }
-
-  deinit { close(descriptor) }
 }

@@ -161,7 +161,7 @@ public struct BatchManifest: Sendable {
     else { throw InputError("\(path): not a batch manifest; expected a JSON object with 'outputs'") }
     var entries: [BatchEntry] = []
     for (i, row) in rows.enumerated() {
-      guard let e = BatchEntry(json: row) else {
+      guard var e = BatchEntry(json: row) else {
         throw InputError(
           "\(path): 'outputs[\(i)]': expected an object with 'preset' and 'status' (rendered, skipped or failed)")
       }
@@ -170,7 +170,11 @@ public struct BatchManifest: Sendable {
           "\(path): 'outputs[\(i)].preset': not a plain file name; expected a preset name without '/', '\\' or a leading '.'"
         )
       }
-      if let p = e.path { _ = try Confinement.path(p, in: dir, field: "outputs[\(i)].path", file: path) }
+      if let p = e.path {
+        _ = try Confinement.path(p, in: dir, field: "outputs[\(i)].path", file: path)
+        // One spelling per file: "./a.mp4" and "a.mp4" must meet in every clash check.
+        e.path = ExactName.normalized(p)
+      }
       if row["part"] != nil || row["parts"] != nil || row["segmentOf"] != nil {
         guard let part = e.part, let parts = e.parts, part >= 1, part <= parts, parts <= Batch.maxSplit else {
           throw InputError(
@@ -200,12 +204,12 @@ public struct BatchManifest: Sendable {
 
 /// Writes text to `path` through a temporary file in the same folder and a rename.
 ///
-/// The temporary is `.NAME.PID-w.loopsmith-tmp`, created exclusively and never through a link;
-/// a run after a SIGKILL finds it by its dead process id and removes it.
+/// The temporary is `.NAME.PID-wRANDOM.loopsmith-tmp`, created exclusively, never through a link,
+/// and `flock`ed until after its rename (`TemporaryFile`); a run after a SIGKILL finds it unlocked
+/// and removes it.
 func writeAtomically(_ text: String, to path: String) throws {
   let tmp = temporaryPath(for: path, tag: "w")
-  unlink(tmp)  // ours (this pid), from a write that failed before its rename
-  let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+  let fd = TemporaryFile.create(tmp, access: O_WRONLY)
   guard fd >= 0 else { throw RenderFailure("\(path): cannot write the file: \(String(cString: strerror(errno)))") }
   let bytes = Array(text.utf8)
   var written = 0
@@ -220,7 +224,9 @@ func writeAtomically(_ text: String, to path: String) throws {
     }
     written += n
   }
-  guard fsync(fd) == 0, close(fd) == 0 else {
+  // Renamed before it is closed: the lock marks it alive until it has its name.
+  defer { close(fd) }
+  guard fsync(fd) == 0 else {
     unlink(tmp)
     throw RenderFailure("\(path): cannot write the file: \(String(cString: strerror(errno)))")
   }
@@ -230,11 +236,13 @@ func writeAtomically(_ text: String, to path: String) throws {
   }
 }
 
-/// `.NAME.PID-TAG.loopsmith-tmp` beside `path`: hidden, and owned by this process by its name.
+/// `.NAME.PID-TAGRANDOM.loopsmith-tmp` beside `path`: hidden, and unguessable. The random part
+/// keeps apart two processes of one process id in different PID namespaces sharing the folder.
 func temporaryPath(for path: String, tag: String) -> String {
   let folder = (path as NSString).deletingLastPathComponent
+  let random = String(UInt64.random(in: .min ... .max), radix: 36)
   return (folder as NSString).appendingPathComponent(
-    ".\((path as NSString).lastPathComponent).\(getpid())-\(tag)\(BatchFolder.temporarySuffix)")
+    ".\((path as NSString).lastPathComponent).\(getpid())-\(tag)\(random)\(BatchFolder.temporarySuffix)")
 }
 
 /// What `--dry-run` reports for one preset.
@@ -273,7 +281,8 @@ public enum Batch {
       throw InputError(
         "batch needs preset files or folders; expected loopsmith batch <preset.json | folder>... --out DIR")
     }
-    var byName: [String: Source] = [:]
+    // Keyed by the name's bytes: "é" as U+00E9 and as e + U+0301 are two files, two presets.
+    var byName: [ExactName: Source] = [:]
     let fm = FileManager.default
     for input in inputs {
       var isDir: ObjCBool = false
@@ -282,7 +291,7 @@ public enum Batch {
       }
       var files: [String] = []
       if isDir.boolValue {
-        let names = (try? fm.contentsOfDirectory(atPath: input)) ?? []
+        let names = try folderNames(input)
         files = names.filter {
           $0.hasSuffix(".json") && $0 != "schema.json" && $0 != BatchManifest.fileName && !$0.hasPrefix(".")
         }
@@ -303,16 +312,45 @@ public enum Batch {
             "\(file): the preset name '\(name)' would escape the output folder; expected a plain file name")
         }
         let standard = URL(fileURLWithPath: file).standardizedFileURL.path
-        if let other = byName[name] {
+        if let other = byName[ExactName(name)] {
           if URL(fileURLWithPath: other.path).standardizedFileURL.path == standard { continue }
           throw InputError(
             "two presets are named '\(name)': \(other.path) and \(file); expected each name once (it names the outputs)"
           )
         }
-        byName[name] = Source(name: name, path: file)
+        byName[ExactName(name)] = Source(name: name, path: file)
       }
     }
-    return byName.values.sorted { $0.name < $1.name }
+    return byName.values.sorted { ExactName($0.name) < ExactName($1.name) }
+  }
+
+  /// The names in folder `dir`, read as bytes (`readdir`): a preset's name that is not UTF-8
+  /// (`*.json`, not hidden) is refused (exit 2), where Foundation's listing would hand over
+  /// another name, with U+FFFD, that opens no file.
+  static func folderNames(_ dir: String) throws -> [String] {
+    guard let stream = opendir(dir) else { return [] }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix(while: { $0 != 0 })) }
+      guard let name = String(validating: bytes, as: UTF8.self) else {
+        let json = Array(".json".utf8)
+        if bytes.first != UInt8(ascii: "."), bytes.count > json.count, Array(bytes.suffix(json.count)) == json {
+          throw InputError(
+            "\(dir): the preset file name '\(escapedBytes(bytes))' is not valid UTF-8; expected UTF-8 file names (rename it, e.g. with convmv)"
+          )
+        }
+        continue
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
+
+  /// Printable ASCII as it is, every other byte as `\xHH`.
+  static func escapedBytes(_ bytes: [UInt8]) -> String {
+    bytes.map { $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }
+      .joined()
   }
 
   /// Whether `name` can name files in the output folder: not empty, no `/`, `\`, NUL, and no
@@ -440,11 +478,13 @@ public enum Batch {
   /// Whether `previous` records every output of `p` made with the same key, and the files are there
   /// with the recorded SHA-256 (a file of the same size holding other frames, left by a killed
   /// batch or edited by hand, is rendered again).
-  static func isUpToDate(_ p: Prepared, previous: [String: [BatchEntry]], dir: String) -> [BatchEntry]? {
-    guard let key = p.key, let old = previous[p.source.name] else { return nil }
+  static func isUpToDate(_ p: Prepared, previous: [ExactName: [BatchEntry]], dir: String) -> [BatchEntry]? {
+    guard let key = p.key, let old = previous[ExactName(p.source.name)] else { return nil }
     var out: [BatchEntry] = []
     for name in p.outputs {
-      guard let e = old.first(where: { $0.path == name }), e.status != .failed, e.key == key else { return nil }
+      guard let e = old.first(where: { $0.path.map(ExactName.path) == ExactName.path(name) }), e.status != .failed,
+        e.key == key
+      else { return nil }
       let path = (dir as NSString).appendingPathComponent(name)
       guard let attrs = try? FileManager.default.attributesOfItem(atPath: path),
         attrs[.type] as? FileAttributeType == .typeRegular, (attrs[.size] as? NSNumber)?.int64Value == e.bytes,
@@ -462,8 +502,8 @@ public enum Batch {
   static func selected(_ options: BatchOptions) throws -> [Source] {
     let all = try discover(options.inputs)
     guard let shard = options.shard else { return all }
-    let keep = shard.select(all.map(\.name))
-    return all.filter { keep.contains($0.name) }
+    let keep = shard.selectExact(all.map(\.name))
+    return all.filter { keep.contains(ExactName($0.name)) }
   }
 
   /// What this machine renders: its shard of the presets, or with `--split N` its shard of the
@@ -486,31 +526,33 @@ public enum Batch {
   /// split count (the other parts are other machines'), and its whole outputs, which the merge of
   /// the new parts will write over.
   static func replaces(_ prepared: [Prepared]) -> (BatchEntry) -> Bool {
-    let whole = Set(prepared.filter { $0.part == nil }.map(\.source.name))
-    var parts: [String: (count: Int, done: Set<Int>, finals: Set<String>)] = [:]
+    let whole = Set(prepared.filter { $0.part == nil }.map { ExactName($0.source.name) })
+    var parts: [ExactName: (count: Int, done: Set<Int>, finals: Set<ExactName>)] = [:]
     for p in prepared {
       guard let k = p.part, let n = p.parts else { continue }
-      parts[p.source.name, default: (n, [], [])].done.insert(k)
-      parts[p.source.name]?.finals.formUnion(p.finals)
+      parts[ExactName(p.source.name), default: (n, [], [])].done.insert(k)
+      parts[ExactName(p.source.name)]?.finals.formUnion(p.finals.map(ExactName.path))
     }
     return { e in
-      if whole.contains(e.preset) { return true }
-      guard let split = parts[e.preset] else { return false }
-      guard let k = e.part, let n = e.parts else { return e.path.map(split.finals.contains) ?? true }
+      if whole.contains(ExactName(e.preset)) { return true }
+      guard let split = parts[ExactName(e.preset)] else { return false }
+      guard let k = e.part, let n = e.parts else { return e.path.map { split.finals.contains(.path($0)) } ?? true }
       return n != split.count || split.done.contains(k)
     }
   }
 
+  /// Refuses two presets writing one file: names compared normalized (`./a.mp4` is `a.mp4`) and
+  /// byte for byte (`ExactName`).
   static func checkOutputCollisions(_ prepared: [Prepared]) throws {
-    var owner: [String: String] = [:]
+    var owner: [ExactName: String] = [:]
     for p in prepared {
       for name in p.outputs {
-        if let other = owner[name], other != p.source.name {
+        if let other = owner[.path(name)], !other.isExactly(p.source.name) {
           throw InputError(
             "presets '\(other)' and '\(p.source.name)' both write '\(name)'; expected each output name once in the folder"
           )
         }
-        owner[name] = p.source.name
+        owner[.path(name)] = p.source.name
       }
     }
   }
@@ -530,9 +572,9 @@ public enum Batch {
     }
   }
 
-  static func previousEntries(_ dir: String) throws -> [String: [BatchEntry]] {
+  static func previousEntries(_ dir: String) throws -> [ExactName: [BatchEntry]] {
     let manifest = try BatchManifest.read(dir: dir)
-    return Dictionary(grouping: manifest?.entries ?? [], by: \.preset)
+    return Dictionary(grouping: manifest?.entries ?? [], by: { ExactName($0.preset) })
   }
 
   /// Renders the selected presets into `options.outDir`, `jobs` at a time, and writes the manifest
@@ -610,7 +652,7 @@ public enum Batch {
     return BatchReport(manifest: BatchManifest(entries: entries), seconds: Date().timeIntervalSince(start))
   }
 
-  static func renderOne(_ p: Prepared, options: BatchOptions, previous: [String: [BatchEntry]]) -> [BatchEntry] {
+  static func renderOne(_ p: Prepared, options: BatchOptions, previous: [ExactName: [BatchEntry]]) -> [BatchEntry] {
     let start = Date()
     let dir = options.outDir
     func failed(_ error: String) -> [BatchEntry] {
@@ -679,7 +721,7 @@ public enum Batch {
         e.seconds = seconds
         e.key = p.key
         if options.gallery { e.codecs = Gallery.codecs(path: file.path) }
-        e.marked(as: p, output: p.outputs.firstIndex(of: name) ?? 0)
+        e.marked(as: p, output: p.outputs.firstIndex(where: { $0.isExactly(name) }) ?? 0)
         return e
       }
     } catch {
@@ -714,8 +756,9 @@ public enum Batch {
     }
     _ = try BatchFolder.withLock(out) { BatchFolder.removeStaleTemporaries(in: out) }
     let outPath = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath().path
-    var from: [String: String] = [:]
-    var pathFrom: [String: String] = [:]
+    // Byte for byte (ExactName): an NFC and an NFD name are two presets, two files.
+    var from: [ExactName: String] = [:]
+    var pathFrom: [ExactName: String] = [:]
     var entries: [BatchEntry] = []
     var copies: [(src: String, dst: String)] = []
     var pieces: [Piece] = []
@@ -723,18 +766,18 @@ public enum Batch {
       guard let manifest = try BatchManifest.read(dir: dir) else {
         throw InputError("\(dir): no \(BatchManifest.fileName); expected the output folder of a batch shard")
       }
-      for preset in Set(manifest.entries.filter { $0.parts == nil }.map(\.preset)).sorted() {
+      for preset in Set(manifest.entries.filter { $0.parts == nil }.map { ExactName($0.preset) }).sorted() {
         if let other = from[preset] {
           throw InputError("preset '\(preset)' is in both \(other) and \(dir); expected disjoint shards")
         }
         from[preset] = dir
       }
       for e in manifest.entries {
-        guard let path = e.path else { continue }
-        if let other = pathFrom[path] {
+        guard let path = e.path else { continue }  // normalized by BatchManifest.read
+        if let other = pathFrom[.path(path)] {
           throw InputError("'\(path)' is written by both \(other) and \(dir); expected disjoint shards")
         }
-        pathFrom[path] = dir
+        pathFrom[.path(path)] = dir
       }
       let same = URL(fileURLWithPath: dir).standardizedFileURL.resolvingSymlinksInPath().path == outPath
       let manifestFile = (dir as NSString).appendingPathComponent(BatchManifest.fileName)
@@ -758,7 +801,7 @@ public enum Batch {
         }
         for poster in Gallery.posterNames(e.preset) {
           let src = (dir as NSString).appendingPathComponent(poster)
-          if isRegularFile(src), Confinement.isInside(src, folder: dir), !copies.contains(where: { $0.src == src }) {
+          if isRegularFile(src), Confinement.isInside(src, folder: dir), !copies.contains(where: { $0.src.isExactly(src) }) {
             copies.append((src, (out as NSString).appendingPathComponent(poster)))
           }
         }
@@ -773,33 +816,38 @@ public enum Batch {
         throw InputError("\(out)/posters: leaves the output folder through a symbolic link; expected a folder")
       }
     }
-    // Copy and join everything to temporaries first; only when every one is whole are they renamed.
-    var staged: [(tmp: String, dst: String)] = []
-    do {
-      for (i, c) in copies.enumerated() {
-        try Cancellation.check()
-        let tmp = temporaryPath(for: c.dst, tag: "m\(i)")
-        staged.append((tmp, c.dst))
-        try copyFile(c.src, to: tmp)
+    // Every destination is checked before anything is copied: a folder (or anything but a file or
+    // a link) at an output's path would fail its rename after others were already in place.
+    for dst in copies.map(\.dst) + joins.map(\.dst) {
+      var info = stat()
+      if lstat(dst, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFLNK {
+        throw RenderFailure("\(dst): is not a file and cannot be replaced; expected a file path (nothing was merged)")
       }
-      for (i, j) in joins.enumerated() {
+    }
+    // Copy and join everything to temporaries first; only when every one is whole are they renamed.
+    // Each is held open and flock'ed (TemporaryFile) until renamed, so no sweep takes it.
+    var staged: [(tmp: String, dst: String, fd: Int32)] = []
+    defer { for s in staged { close(s.fd) } }
+    do {
+      for c in copies {
         try Cancellation.check()
-        let tmp = temporaryPath(for: j.dst, tag: "j\(i)")
-        staged.append((tmp, j.dst))
-        unlink(tmp)  // ours (this pid's name), from an earlier failed attempt
+        let tmp = temporaryPath(for: c.dst, tag: "m")
+        staged.append((tmp, c.dst, try copyFile(c.src, to: tmp)))
+      }
+      for j in joins {
+        try Cancellation.check()
+        let tmp = temporaryPath(for: j.dst, tag: "j")
+        staged.append((tmp, j.dst, -1))
         entries.append(try join(j, staging: tmp, gallery: gallery, keyFrames: keyFrames))
+        staged[staged.count - 1].fd = lockStaged(tmp)
       }
       try Cancellation.check()
     } catch {
       for s in staged { unlink(s.tmp) }
       throw error
     }
-    for (i, s) in staged.enumerated() where rename(s.tmp, s.dst) != 0 {
-      let reason = String(cString: strerror(errno))
-      for rest in staged[i...] { unlink(rest.tmp) }
-      throw RenderFailure("\(s.dst): cannot rename the copy into place: \(reason)")
-    }
-    let shards = Set(entries.map(\.preset))
+    try BatchFolder.withLock(out) { try placeStaged(staged.map { ($0.tmp, $0.dst) }) }
+    let shards = Set(entries.map { ExactName($0.preset) })
     try BatchFolder.mergeManifest(out, presets: shards, entries: entries, gallery: gallery)
     removeSegments(joins.flatMap(\.pieces), out: out)
     return BatchReport(manifest: BatchManifest(entries: entries), seconds: Date().timeIntervalSince(start))
@@ -826,13 +874,16 @@ public enum Batch {
   /// joins to make, and the failed entries of split presets a part of which failed (their
   /// segments stay, for the re-run).
   static func planJoins(
-    _ pieces: [Piece], wholeFrom: [String: String], dirs: [String], out: String
+    _ pieces: [Piece], wholeFrom: [ExactName: String], dirs: [String], out: String
   ) throws -> (joins: [Join], failed: [BatchEntry]) {
     var joins: [Join] = []
     var failed: [BatchEntry] = []
-    for (preset, pieces) in Dictionary(grouping: pieces, by: \.entry.preset).sorted(by: { $0.key < $1.key }) {
+    for (name, pieces) in Dictionary(grouping: pieces, by: { ExactName($0.entry.preset) }).sorted(by: {
+      $0.key < $1.key
+    }) {
+      let preset = name.text
       let first = pieces[0]
-      if let other = wholeFrom[preset] {
+      if let other = wholeFrom[name] {
         throw InputError(
           "preset '\(preset)' is rendered whole in \(other) and split into segments in \(first.dir); expected one or the other"
         )
@@ -845,7 +896,7 @@ public enum Batch {
       }
       if let bad = pieces.first(where: { $0.entry.status == .failed }) {
         let error = "part \(bad.entry.part ?? 0) of \(n) failed in \(bad.dir): \(bad.entry.error ?? "failed")"
-        let outputs = Set(pieces.compactMap(\.entry.segmentOf)).sorted()
+        let outputs = Set(pieces.compactMap { $0.entry.segmentOf.map(ExactName.init) }).sorted().map(\.text)
         for output in outputs.isEmpty ? [nil] : outputs.map(Optional.some) {
           var e = BatchEntry(preset: preset, presetFile: bad.entry.presetFile, status: .failed)
           e.path = output
@@ -862,9 +913,10 @@ public enum Batch {
           "preset '\(preset)': its segments come from different renders (the preset or the batch options changed between shards); expected every shard run with the same presets and options"
         )
       }
-      for (output, parts) in Dictionary(grouping: pieces, by: { $0.entry.segmentOf ?? "" }).sorted(by: {
+      for (key, parts) in Dictionary(grouping: pieces, by: { ExactName($0.entry.segmentOf ?? "") }).sorted(by: {
         $0.key < $1.key
       }) {
+        let output = key.text
         var ordered: [Piece] = []
         for k in 1...n {
           let name = segmentName(output, part: k, of: n)
@@ -944,11 +996,11 @@ public enum Batch {
     for piece in pieces { if let file = piece.file { unlink(file) } }
     let outPath = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath().path
     for (dir, ps) in Dictionary(grouping: pieces, by: \.dir) {
-      let gone = Set(ps.compactMap(\.entry.path))
+      let gone = Set(ps.compactMap { $0.entry.path.map(ExactName.path) })
       if URL(fileURLWithPath: dir).standardizedFileURL.resolvingSymlinksInPath().path != outPath {
         try? BatchFolder.withLock(dir) {
           guard let manifest = try BatchManifest.read(dir: dir) else { return }
-          let kept = BatchManifest(entries: manifest.entries.filter { !gone.contains($0.path ?? "") })
+          let kept = BatchManifest(entries: manifest.entries.filter { !gone.contains(.path($0.path ?? "")) })
           try kept.write(dir: dir)
           // The shard's page no longer shows the segments.
           if isRegularFile((dir as NSString).appendingPathComponent(Gallery.fileName)) {
@@ -970,8 +1022,10 @@ public enum Batch {
     return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
   }
 
-  /// Copies `src` (a regular file) to `dst`, a new file (never through a link), and syncs it.
-  static func copyFile(_ src: String, to dst: String) throws {
+  /// Copies `src` (a regular file) to `dst`, a new file (never through a link, `flock`ed as a
+  /// temporary), and syncs it. Returns `dst`'s descriptor, still locked, for the caller to close
+  /// once `dst` is renamed into place.
+  static func copyFile(_ src: String, to dst: String) throws -> Int32 {
     let input = open(src, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard input >= 0 else { throw RenderFailure("\(src): cannot open the file: \(String(cString: strerror(errno)))") }
     defer { close(input) }
@@ -979,8 +1033,7 @@ public enum Batch {
     guard fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
       throw InputError("\(src): not a regular file; expected a shard's output")
     }
-    unlink(dst)  // ours (this pid's name), from an earlier failed attempt
-    let output = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    let output = TemporaryFile.create(dst, access: O_WRONLY)
     guard output >= 0 else {
       throw RenderFailure("\(dst): cannot create the file: \(String(cString: strerror(errno)))")
     }
@@ -1005,7 +1058,53 @@ public enum Batch {
       }
     }
     guard fsync(output) == 0 else { throw fail("fsync failed") }
-    close(output)
+    return output
+  }
+
+  /// `path` (a joined file just renamed there) open and `flock`ed as a temporary, or -1.
+  static func lockStaged(_ path: String) -> Int32 {
+    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    if fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      close(fd)
+      return -1
+    }
+    return fd
+  }
+
+  /// Renames every staged file onto its destination, or none: a file already at a destination
+  /// is first linked to a temporary name, and when a later rename fails the renamed ones are put
+  /// back (the old file, or nothing where there was none) and the rest of the staged files
+  /// removed. Called under the output folder's lock, so no sweep meets the old files' links.
+  static func placeStaged(_ staged: [(tmp: String, dst: String)]) throws {
+    var placed: [(dst: String, old: String?)] = []
+    func undo() {
+      for p in placed.reversed() {
+        if let old = p.old { rename(old, p.dst) } else { unlink(p.dst) }
+      }
+    }
+    for (i, s) in staged.enumerated() {
+      var old: String? = nil
+      var info = stat()
+      if lstat(s.dst, &info) == 0 {
+        let keep = temporaryPath(for: s.dst, tag: "o")
+        guard link(s.dst, keep) == 0 || rename(s.dst, keep) == 0 else {
+          let reason = String(cString: strerror(errno))
+          undo()
+          for rest in staged[i...] { unlink(rest.tmp) }
+          throw RenderFailure("\(s.dst): cannot keep the file there while merging: \(reason); nothing was merged")
+        }
+        old = keep
+      }
+      guard rename(s.tmp, s.dst) == 0 else {
+        let reason = String(cString: strerror(errno))
+        if let old { rename(old, s.dst) }
+        undo()
+        for rest in staged[i...] { unlink(rest.tmp) }
+        throw RenderFailure("\(s.dst): cannot rename the copy into place: \(reason); nothing was merged")
+      }
+      placed.append((s.dst, old))
+    }
+    for p in placed { if let old = p.old { unlink(old) } }
   }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Video
 
 /// The shared state of a batch's output folder: a lock file that serializes every change to the
 /// manifest (batches running at once into one `--out` each keep their entries), the manifest merged
@@ -9,6 +10,11 @@ package enum BatchFolder {
 
   /// Runs `body` holding an exclusive `flock` on `DIR/.loopsmith-lock` (created when missing).
   /// The lock goes with the process: a batch killed while holding it blocks no one.
+  ///
+  /// The wait for another batch's lock is a poll (`LOCK_NB` every 20 ms) that hears SIGINT,
+  /// SIGTERM and SIGHUP: those are taken by a thread of their own (`Cancellation`), so a blocking
+  /// `flock` here would never see EINTR and a stopped batch would wait for the other one to end.
+  /// A batch already stopping (writing what it finished into the manifest) waits up to a second.
   static func withLock<T>(_ dir: String, _ body: () throws -> T) throws -> T {
     let path = (dir as NSString).appendingPathComponent(lockName)
     let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -16,10 +22,14 @@ package enum BatchFolder {
       throw RenderFailure("\(path): cannot open the lock file: \(String(cString: strerror(errno)))")
     }
     defer { close(fd) }
-    while flock(fd, LOCK_EX) != 0 {
-      guard errno == EINTR else {
+    let stopping = Cancellation.signal != nil
+    let start = Date()
+    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      guard errno == EWOULDBLOCK || errno == EINTR else {
         throw RenderFailure("\(path): cannot lock the output folder: \(String(cString: strerror(errno)))")
       }
+      if !stopping || Date().timeIntervalSince(start) > 1 { try Cancellation.check() }
+      usleep(20_000)
     }
     defer { flock(fd, LOCK_UN) }
     return try body()
@@ -38,9 +48,12 @@ package enum BatchFolder {
     return pid
   }
 
-  /// Removes the temporaries in `dir`, `dir/posters` and `dir/segments` whose process is gone (SIGKILL, SIGHUP
-  /// before handlers, a power cut). A temporary of a live process, ours included, or of a name
-  /// without a process id, is left alone. Returns the names removed.
+  /// Removes the temporaries in `dir`, `dir/posters` and `dir/segments` that no process owns any
+  /// more (SIGKILL, SIGHUP before handlers, a power cut): those whose `flock` can be taken at once
+  /// (`TemporaryFile`), which holds across PID namespaces and machines sharing the folder, where a
+  /// process id means nothing. A temporary whose process id is alive here, ours included, is left
+  /// even when unlocked (a loopsmith from before the lock, or one between creating and locking),
+  /// and so is a name without a process id. Returns the names removed.
   @discardableResult
   static func removeStaleTemporaries(in dir: String) -> [String] {
     var removed: [String] = []
@@ -48,19 +61,13 @@ package enum BatchFolder {
       guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
       for name in names {
         guard let pid = owner(ofTemporary: name), pid != getpid(), !isAlive(pid) else { continue }
-        let path = (folder as NSString).appendingPathComponent(name)
-        var info = stat()
-        // Only files and links (unlink removes a link, not what it points at); never a folder.
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG || info.st_mode & S_IFMT == S_IFLNK else {
-          continue
-        }
-        if unlink(path) == 0 { removed.append(name) }
+        if TemporaryFile.removeIfUnowned((folder as NSString).appendingPathComponent(name)) { removed.append(name) }
       }
     }
     return removed
   }
 
-  /// Whether a process with this id exists (on this machine).
+  /// Whether a process with this id exists in this PID namespace; elsewhere it may be another one.
   static func isAlive(_ pid: pid_t) -> Bool {
     kill(pid, 0) == 0 || errno == EPERM
   }
@@ -80,16 +87,16 @@ package enum BatchFolder {
   /// there. Returns the manifest written.
   @discardableResult
   static func mergeManifest(
-    _ dir: String, presets: Set<String>, entries: [BatchEntry], replacing: ((BatchEntry) -> Bool)? = nil,
+    _ dir: String, presets: Set<ExactName>, entries: [BatchEntry], replacing: ((BatchEntry) -> Bool)? = nil,
     gallery: Bool = false
   ) throws -> BatchManifest {
     try withLock(dir) {
       let existing = try BatchManifest.read(dir: dir)?.entries ?? []
-      let claimed = Set(entries.compactMap(\.path))
+      let claimed = Set(entries.compactMap { $0.path.map(ExactName.path) })
       let kept = existing.filter { e in
-        guard !presets.contains(e.preset), !(replacing?(e) ?? false) else { return false }
+        guard !presets.contains(ExactName(e.preset)), !(replacing?(e) ?? false) else { return false }
         guard let path = e.path else { return true }
-        if claimed.contains(path) { return false }
+        if claimed.contains(ExactName.path(path)) { return false }
         return e.status == .failed
           || FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(path))
       }
@@ -107,4 +114,38 @@ private enum DecimalTextPID {
     guard !s.isEmpty, s.count <= 10, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
     return pid_t(s)
   }
+}
+
+/// A name or a path compared byte for byte, as the file system compares it.
+///
+/// Swift's `==` on `String` (and so `Set<String>`, a `[String: …]` key) takes canonically
+/// equivalent spellings as one: NFC "é" (U+00E9) and NFD "e\u{301}" are equal strings, yet two
+/// files, and a preset of each name would be skipped or lose its manifest entry. Paths are first
+/// normalized (`path`), so "./a.mp4" and "a.mp4", which name one file, are one.
+package struct ExactName: Hashable, Comparable, Sendable, CustomStringConvertible {
+  package let text: String
+  package let bytes: [UInt8]
+
+  package init(_ text: String) { (self.text, bytes) = (text, Array(text.utf8)) }
+
+  /// A relative path with empty and `.` components dropped (`./a//b` is `a/b`); `..` is refused
+  /// where manifests and presets are read (`Confinement`), so it is not resolved here.
+  package static func path(_ text: String) -> ExactName { ExactName(normalized(text)) }
+
+  package static func normalized(_ path: String) -> String {
+    let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+    return parts.isEmpty ? path : parts.joined(separator: "/")
+  }
+
+  /// String order (what sorted names, and so shards, always followed), then bytes between two
+  /// spellings String takes as one.
+  package static func < (a: ExactName, b: ExactName) -> Bool {
+    a.text < b.text || (!(b.text < a.text) && a.bytes.lexicographicallyPrecedes(b.bytes))
+  }
+  package var description: String { text }
+}
+
+extension String {
+  /// Whether two names are the same bytes (see `ExactName`).
+  package func isExactly(_ other: String?) -> Bool { other.map { Array(utf8) == Array($0.utf8) } ?? false }
 }

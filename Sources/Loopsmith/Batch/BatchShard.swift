@@ -139,9 +139,14 @@ public struct BatchShard: Equatable, Sendable, CustomStringConvertible {
     return try BatchShard(index: zeroBased + 1, count: n)
   }
 
-  /// The names of `names` in this shard.
-  public func select(_ names: [String]) -> Set<String> {
-    let sorted = Array(Set(names)).sorted()
+  /// The names of `names` in this shard (as `Set<String>`, which takes canonically equivalent
+  /// spellings as one; `Batch` uses `selectExact`).
+  public func select(_ names: [String]) -> Set<String> { Set(selectExact(names).map(\.text)) }
+
+  /// The names of `names` in this shard, told apart byte for byte: an NFC and an NFD spelling of
+  /// one name are two presets (two files), each in exactly one shard.
+  package func selectExact(_ names: [String]) -> Set<ExactName> {
+    let sorted = Array(Set(names.map(ExactName.init))).sorted()
     return Set(sorted.enumerated().filter { $0.offset % count == index - 1 }.map(\.element))
   }
 }

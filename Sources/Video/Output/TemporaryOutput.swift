@@ -7,6 +7,10 @@ import Foundation
 /// use `descriptor` and never reopen the name. Until `commit()`, an existing file at the
 /// destination stays as it was; `discard()` (or releasing an uncommitted output) removes the
 /// temporary, so no failure leaves a partial file.
+///
+/// The temporary is owned by an exclusive `flock` on its descriptor from its creation until after
+/// its rename (`TemporaryFile`): a sweep by another batch sharing the folder, in another PID
+/// namespace or on another machine, never removes it while this process lives.
 final class TemporaryOutput {
   let destination: String
   let path: String
@@ -41,7 +45,7 @@ final class TemporaryOutput {
       candidate =
         url.deletingLastPathComponent()
         .appendingPathComponent(".\(url.lastPathComponent).\(getpid())-\(random).loopsmith-tmp").path
-      fd = open(candidate, O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR | O_CLOEXEC, 0o644)
+      fd = TemporaryFile.create(candidate)
       if fd >= 0 || errno != EEXIST { break }
     }
     guard fd >= 0 else {
@@ -61,25 +65,33 @@ final class TemporaryOutput {
     return lstat(path, &info) == 0 && UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
   }
 
-  /// Flushes the finished temporary to disk, closes it and renames it onto the destination.
+  /// Flushes the finished temporary to disk, renames it onto the destination and closes it.
+  ///
+  /// The rename comes before the close: closing drops the `flock` that tells a sweep the file is
+  /// alive, and a sweep between the two would remove the finished file.
   func commit() throws {
     let synced = fsync(descriptor)
     let syncError = errno
-    let closed = close(descriptor)
-    let closeError = errno
-    descriptor = -1
+    func closeDescriptor() {
+      // After a successful fsync the data is on disk; close reports nothing more that matters.
+      close(descriptor)
+      descriptor = -1
+    }
     guard synced == 0 else {
+      closeDescriptor()
       throw VideoError.io("\(destination): fsync failed: \(String(cString: strerror(syncError)))")
     }
-    guard closed == 0 else {
-      throw VideoError.io("\(destination): close failed: \(String(cString: strerror(closeError)))")
+    guard nameIsOurs else {
+      closeDescriptor()
+      throw VideoError.io("\(destination): the temporary \(path) was replaced by another file")
     }
-    guard nameIsOurs else { throw VideoError.io("\(destination): the temporary \(path) was replaced by another file") }
     guard rename(path, destination) == 0 else {
-      throw VideoError.io(
-        "\(destination): cannot rename the finished file onto it: \(String(cString: strerror(errno)))")
+      let reason = String(cString: strerror(errno))
+      closeDescriptor()
+      throw VideoError.io("\(destination): cannot rename the finished file onto it: \(reason)")
     }
     committed = true
+    closeDescriptor()
     // Make the rename itself durable.
     let folder = open(
       URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -91,14 +103,75 @@ final class TemporaryOutput {
 
   /// Closes and removes the temporary file unless it was committed.
   func discard() {
+    // Removed while still locked, so no sweep mistakes it for a dead process's in between.
+    if !committed && nameIsOurs { unlink(path) }
+    committed = true  // nothing left to discard
     if descriptor >= 0 {
       close(descriptor)
       descriptor = -1
     }
-    guard !committed else { return }
-    if nameIsOurs { unlink(path) }
-    committed = true  // nothing left to discard
   }
 
   deinit { discard() }
+}
+
+/// The temporaries of a shared folder, `.NAME.PID-TAG.loopsmith-tmp`: created owned, and swept
+/// only when no one owns them.
+///
+/// A process id in a name says nothing to a process in another PID namespace or on another
+/// machine sharing the folder (NFS, a volume mounted into containers): there `kill(pid, 0)` asks
+/// about some other process, or none. Ownership is an exclusive `flock` on the temporary's open
+/// file, held from before the name exists until after its rename or removal; the kernel (and NFS,
+/// which maps `flock` to its byte-range locks) drops it when the owner dies, however it dies.
+package enum TemporaryFile {
+  /// Creates the file `path` (it must not exist, and is never reached through a link), open with
+  /// `access` (`O_RDWR` or `O_WRONLY`) and exclusively `flock`ed, or returns -1 with `errno` set
+  /// (`EEXIST` when the name is taken).
+  ///
+  /// The file is made nameless (`O_TMPFILE`), locked, then linked at `path`, so no sweep ever sees
+  /// it unlocked; where the file system or a missing /proc refuses that, it is created at `path`
+  /// with `O_EXCL` and locked at once.
+  package static func create(_ path: String, access: Int32 = O_RDWR) -> Int32 {
+    let folder = (path as NSString).deletingLastPathComponent
+    let nameless = open(folder.isEmpty ? "." : folder, oTmpfile | access | O_CLOEXEC, 0o644)
+    if nameless >= 0 {
+      if flock(nameless, LOCK_EX) == 0, linkat(AT_FDCWD, "/proc/self/fd/\(nameless)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 {
+        return nameless
+      }
+      let reason = errno
+      close(nameless)
+      guard reason == ENOENT || reason == EPERM || reason == EXDEV else {
+        errno = reason
+        return -1
+      }
+    }
+    let fd = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | access | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { return -1 }
+    while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+    return fd
+  }
+
+  /// Glibc's `O_TMPFILE`, a macro Swift does not import: `__O_TMPFILE` (0o20000000 on every Linux
+  /// architecture but alpha, parisc and sparc) with `O_DIRECTORY`.
+  private static let oTmpfile: Int32 = 0o20_000_000 | O_DIRECTORY
+
+  /// Removes the temporary at `path` when no process holds its lock: opened without following a
+  /// link or blocking on a FIFO, a regular file, lockable at once, and still the file at `path`.
+  /// A symbolic link at a temporary's name (never one of ours) is removed, not followed. Returns
+  /// whether it was removed.
+  package static func removeIfUnowned(_ path: String) -> Bool {
+    var named = stat()
+    guard lstat(path, &named) == 0 else { return false }
+    if named.st_mode & S_IFMT == S_IFLNK { return unlink(path) == 0 }
+    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+      return false
+    }
+    // Held while the name is checked and removed: its owner cannot have been between the two.
+    guard lstat(path, &named) == 0, named.st_dev == info.st_dev, named.st_ino == info.st_ino else { return false }
+    return unlink(path) == 0
+  }
 }

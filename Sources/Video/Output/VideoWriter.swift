@@ -153,7 +153,7 @@ public final class VideoWriter {
       throw VideoError.io("\(settings.path): the writer is \(state == .open ? "not flushed" : "already \(state)")")
     }
     do {
-      try temporary?.commit()  // fsyncs and closes the descriptor, reporting a failed close, then renames
+      try temporary?.commit()  // fsyncs, renames, then closes the descriptor (its flock outlives the rename)
     } catch {
       fail()
       throw error
