@@ -189,20 +189,43 @@ public enum SegmentJoin {
       return Array(UnsafeBufferPointer(start: data, count: Int(p.extradata_size)))
     }
 
+    /// The whole loop's loopsmith-preset tag, the comment's lines after the frame range; nil
+    /// when the segment carries none.
+    var presetTag: String? { comment.flatMap(FrameSegment.presetTag(inComment:)) }
+
+    /// Whether the stream says it carries alpha beside the picture (VP9 in WebM: its pixel format
+    /// is yuv420p with alpha or without, docs/ENCODING.md, Alpha).
+    var alphaMode: String {
+      av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) } ?? "0"
+    }
+
     /// Everything the segments must share, in words, one entry per property.
     var properties: [(name: String, value: String)] {
       let p = parameters
       let rate = stream.pointee.avg_frame_rate
       let base = stream.pointee.time_base
+      let aspect = p.sample_aspect_ratio
+      func named(_ text: UnsafePointer<CChar>?, _ value: UInt32) -> String { text.map { String(cString: $0) } ?? "\(value)" }
       return [
         ("container", formatName),
         ("codec", String(cString: avcodec_get_name(p.codec_id))),
+        ("codec tag", String(format: "0x%08x", p.codec_tag)),
         ("size", "\(p.width)x\(p.height)"),
         ("pixel format", av_get_pix_fmt_name(AVPixelFormat(p.format)).map { String(cString: $0) } ?? "\(p.format)"),
+        ("alpha", alphaMode == "1" ? "yes" : "no"),
+        ("bit depth", "\(p.bits_per_raw_sample)"),
         ("profile", "\(p.profile)"),
+        ("level", "\(p.level)"),
+        ("colour range", named(av_color_range_name(p.color_range), p.color_range.rawValue)),
+        ("colour primaries", named(av_color_primaries_name(p.color_primaries), p.color_primaries.rawValue)),
+        ("transfer", named(av_color_transfer_name(p.color_trc), p.color_trc.rawValue)),
+        ("matrix", named(av_color_space_name(p.color_space), p.color_space.rawValue)),
+        ("chroma siting", named(av_chroma_location_name(p.chroma_location), p.chroma_location.rawValue)),
+        ("field order", "\(p.field_order.rawValue)"),
+        ("sample aspect ratio", "\(aspect.num):\(aspect.den)"),
         ("frame rate", "\(rate.num)/\(rate.den)"),
         ("time base", "\(base.num)/\(base.den)"),
-        ("extradata", extradata.map { String(format: "%02x", $0) }.joined()),
+        ("parameter sets", ParameterSets.comparable(extradata, codec: p.codec_id).map { String(format: "%02x", $0) }.joined()),
       ]
     }
   }
@@ -215,8 +238,8 @@ public enum SegmentJoin {
     for s in segments.dropFirst() {
       for (a, b) in zip(first.properties, s.properties) where a.value != b.value {
         let shown =
-          a.name == "extradata"
-          ? "differs (\(s.extradata.count) bytes against \(first.extradata.count))"
+          a.name == "parameter sets"
+          ? "differ (\(b.value.count / 2) bytes against \(first.path)'s \(a.value.count / 2), SEI left out)"
           : "\(b.value) does not match \(first.path)'s \(a.value)"
         throw VideoError.invalidSettings("\(s.path): \(a.name) \(shown); expected segments of one render")
       }
