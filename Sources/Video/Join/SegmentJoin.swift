@@ -99,6 +99,7 @@ public enum SegmentJoin {
     }
     // Each opened once, all before any is read: every later read goes through these descriptors.
     let files = try paths.map(openSegment)
+    for file in files { try checkKind(file, into: output, format: format) }
     silenceLibAVLog()
     if format == .y4m { return try joinY4M(files, into: output) }
     let reencode = keyFrames == .first ? encoding ?? { _, _, _ in Encoding(crf: nil, threads: 4) } : nil
@@ -142,6 +143,28 @@ public enum SegmentJoin {
     }
   }
 
+  /// Refuses a Y4M segment for a container output, or a container segment for a Y4M one, naming
+  /// that cause: Y4M holds raw pictures and a container encoded packets, and `join` only copies,
+  /// so segments must be of the output's own kind (without this, a Y4M segment read as a
+  /// container was refused for lacking a frame range, which it has in its header).
+  static func checkKind(_ file: InputFile, into output: String, format: OutputFormat) throws {
+    let magic = Array("YUV4MPEG2 ".utf8)
+    var start = [UInt8](repeating: 0, count: magic.count)
+    let read = start.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, $0.count, 0) }
+    let isY4M = read == magic.count && start == magic
+    let outputName = (output as NSString).lastPathComponent
+    if isY4M && format != .y4m {
+      throw VideoError.invalidSettings(
+        "\(file.path): a Y4M segment (raw pictures) cannot be copied into -o \(outputName), which holds encoded packets; expected -o FILE.y4m to join Y4M segments, or segments rendered as .\(format.rawValue)"
+      )
+    }
+    if !isY4M && format == .y4m {
+      throw VideoError.invalidSettings(
+        "\(file.path): not a Y4M file, and -o \(outputName) is Y4M; expected Y4M segments (render --frames A:B -o FILE.y4m), or -o with the segments' own extension"
+      )
+    }
+  }
+
   /// The segment opened once, non-blocking, as a regular file of bounded size (a FIFO never hangs).
   static func openSegment(_ path: String) throws -> InputFile {
     try InputFile(path: path, limit: InputFile.Limit.video, what: "segment")
@@ -175,6 +198,11 @@ public enum SegmentJoin {
       else {
         throw VideoError.invalidSettings(
           "\(path): not a segment (no frame range); expected a file from loopsmith render --frames A:B")
+      }
+      // Hostile input: a comment is bounded before it is read as text.
+      guard strnlen(value, StreamInfo.commentLimit + 1) <= StreamInfo.commentLimit else {
+        throw VideoError.invalidSettings(
+          "\(path): its comment is over \(StreamInfo.commentLimit) bytes; expected a frame range and a preset tag of a few KB")
       }
       self.segment = segment
       comment = String(cString: value)
@@ -242,6 +270,13 @@ public enum SegmentJoin {
           ? "differ (\(b.value.count / 2) bytes against \(first.path)'s \(a.value.count / 2), SEI left out)"
           : "\(b.value) does not match \(first.path)'s \(a.value)"
         throw VideoError.invalidSettings("\(s.path): \(a.name) \(shown); expected segments of one render")
+      }
+    }
+    for s in segments.dropFirst() {
+      if let difference = PresetTagDifference(s.presetTag, against: first.presetTag) {
+        throw VideoError.invalidSettings(
+          "\(s.path): its preset tag (\(difference.this)) differs from \(first.path)'s (\(difference.other)); expected segments of one render"
+        )
       }
     }
     try checkOrder(segments.map { ($0.path, $0.segment) })
@@ -325,6 +360,14 @@ public enum SegmentJoin {
         guard let pts = frameOf(p.pointee.pts), let dts = frameOf(p.pointee.dts) else {
           throw VideoError.invalidSettings(
             "\(s.path): packet \(shown.count) is not timed on a frame; expected a file from loopsmith render --frames")
+        }
+        // Read from the file, so bounded before any arithmetic: a frame of the segment's range,
+        // decoded at most 16 frames early (the reordering allowed below), never more packets than frames.
+        let count = Int64(s.segment.count)
+        guard shown.count < s.segment.count, (0..<count).contains(pts), (-16..<count).contains(dts) else {
+          throw VideoError.invalidSettings(
+            "\(s.path): packet \(shown.count) is frame \(pts) (decoded at \(dts)), outside its tag's \(s.segment); expected one packet per frame"
+          )
         }
         if shown.isEmpty && p.pointee.flags & AV_PKT_FLAG_KEY == 0 {
           throw VideoError.invalidSettings(
