@@ -351,6 +351,28 @@ public enum SegmentJoin {
         return av_rescale_q(f, frameBase, inBase) == t ? f : nil
       }
       var shown: [Int64] = []
+      // Every packet is decoded as it is copied: a stream that changes its frame size or samples
+      // mid-way (its own parameter sets in a later packet) or that does not decode is refused
+      // before the output exists. Decoding costs far less than the render that made the segment.
+      let decoder = try openDecoder(s, alpha: false)
+      let decoded = try Frame(path: s.path)
+      var decodedCount = 0
+      func receive() throws {
+        while true {
+          let code = avcodec_receive_frame(decoder.pointer, decoded.pointer)
+          if code == errorAgain || code == errorEOF { return }
+          try check(code, "avcodec_receive_frame", path: s.path)
+          defer { av_frame_unref(decoded.pointer) }
+          let (f, p) = (decoded.pointer.pointee, s.parameters)
+          guard f.width == p.width, f.height == p.height, f.format == p.format else {
+            let name = av_get_pix_fmt_name(AVPixelFormat(f.format)).map { String(cString: $0) } ?? "no pixel format"
+            throw VideoError.invalidSettings(
+              "\(s.path): frame \(decodedCount) decodes to \(f.width)x\(f.height) \(name), but the stream is \(p.width)x\(p.height) \(s.properties[4].value); expected one frame size throughout, as render --frames writes"
+            )
+          }
+          decodedCount += 1
+        }
+      }
       while true {
         let status = av_read_frame(s.input.pointer, packet.pointer)
         if status == clibav_eof { break }
@@ -373,6 +395,8 @@ public enum SegmentJoin {
           throw VideoError.invalidSettings(
             "\(s.path): does not start on a key frame; expected a closed segment from loopsmith render --frames")
         }
+        try check(avcodec_send_packet(decoder.pointer, p), "avcodec_send_packet", path: s.path)
+        try receive()
         let decodeIndex = Int64(shown.count)
         shown.append(pts)
         let offset = Int64(s.segment.first)
@@ -397,6 +421,12 @@ public enum SegmentJoin {
         throw VideoError.invalidSettings(
           "\(s.path): holds \(shown.count) frames timed \(shown.min() ?? 0)...\(shown.max() ?? 0); its tag says \(s.segment)"
         )
+      }
+      try check(avcodec_send_packet(decoder.pointer, nil), "avcodec_send_packet(NULL)", path: s.path)
+      try receive()
+      guard decodedCount == s.segment.count else {
+        throw VideoError.invalidSettings(
+          "\(s.path): decodes to \(decodedCount) frames; its tag says \(s.segment)")
       }
       frames += shown.count
     }
