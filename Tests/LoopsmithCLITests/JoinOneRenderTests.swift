@@ -87,4 +87,26 @@ import _TestSupport
     #expect(back.status == 2)
     #expect(back.stderr.contains("\(c): not a Y4M file, and -o j.y4m is Y4M"), "\(back.stderr)")
   }
+
+  @Test func aY4MSegmentWhoseFramesAreNotItsHeadersSizeIsRefused() throws {
+    // Both headers say 16x56 over frames of 32x56: they match each other, but not their frames.
+    let dir = TemporaryDirectory("loopsmith-join-one")
+    let (a, b, out) = (dir.path("a.y4m"), dir.path("b.y4m"), dir.path("j.y4m"))
+    try Self.render("color-orbs", ["--size", "32x56"], frames: "0:4", to: a)
+    try Self.render("color-orbs", ["--size", "32x56"], frames: "4:48", to: b)
+    for path in [a, b] {
+      var data = try Data(contentsOf: URL(fileURLWithPath: path))
+      let at = try #require(data.range(of: Data(" W32 ".utf8)))
+      data.replaceSubrange(at, with: Data(" W16 ".utf8))
+      try data.write(to: URL(fileURLWithPath: path))
+    }
+    let r = try runLoopsmith(["join", a, b, "-o", out])
+    #expect(r.status == 2)
+    // 4 frames of "FRAME\n" and 32x56 + 2 x 16x28 samples, where 16x56 needs 6 + 1344 bytes.
+    #expect(
+      r.stderr
+        == "Error: \(a): holds 10776 bytes of frames, not 4 frames of 1350 bytes (its header's size); its tag says frames 0:4 of 48\n"
+    )
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
 }

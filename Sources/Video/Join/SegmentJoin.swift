@@ -587,11 +587,19 @@ public enum SegmentJoin {
         throw VideoError.invalidSettings("\(path): its frame rate is not a whole number of frames a second")
       }
       let headerBytes = newline - start.startIndex + 1
+      guard let pictureBytes = y4mPictureBytes(words) else {
+        throw VideoError.invalidSettings(
+          "\(path): header '\(words.joined(separator: " "))' names no size and samples loopsmith writes; expected a segment from loopsmith render --frames (W, H up to 32768 and C420jpeg or C420p10)"
+        )
+      }
       let size = Int(file.size)
       let body = size - headerBytes
-      guard body > 0, body % segment.count == 0, body / segment.count > 6 else {
+      // Every frame is "FRAME\n" and one picture of the header's size: a frame of another size
+      // (a segment changing size mid-stream) cannot add up.
+      guard body == segment.count * (6 + pictureBytes) else {
         throw VideoError.invalidSettings(
-          "\(path): holds \(body) bytes of frames, not \(segment.count) equal frames; its tag says \(segment)")
+          "\(path): holds \(body) bytes of frames, not \(segment.count) frames of \(6 + pictureBytes) bytes (its header's size); its tag says \(segment)"
+        )
       }
       parts.append(
         Part(
@@ -630,6 +638,21 @@ public enum SegmentJoin {
     }
     try temporary.commit()
     return JoinedFile(path: output, frames: first.segment.total, fps: first.fps, bytes: try fileSize(output))
+  }
+
+  /// The bytes of one picture a Y4M header's W, H and C give, or nil for a size or samples
+  /// loopsmith does not write (the header is read from the file: each side is bounded first).
+  static func y4mPictureBytes(_ words: [Substring]) -> Int? {
+    func value(_ key: Character) -> Substring? { words.first { $0.first == key }.map { $0.dropFirst() } }
+    guard let w = value("W").flatMap({ Int($0) }), let h = value("H").flatMap({ Int($0) }),
+      (1...32768).contains(w), (1...32768).contains(h)
+    else { return nil }
+    let chroma = 2 * ((w + 1) / 2) * ((h + 1) / 2)
+    switch value("C") {
+    case "420jpeg", "420", "420mpeg2", "420paldv", nil: return w * h + chroma
+    case "420p10": return 2 * (w * h + chroma)
+    default: return nil
+    }
   }
 
   private static func fileSize(_ path: String) throws -> Int64 {
