@@ -1,7 +1,7 @@
 import CLibAV
 
 /// The part of a stream's codec extradata that decides how its packets decode, for `join` to
-/// compare between segments (docs/ENCODING.md, Joining segments).
+/// compare between segments (docs/ENCODING.md, Seamless loops).
 ///
 /// libx265 writes a user-data SEI into HEVC's `hvcC` beside the VPS, SPS and PPS: its version and
 /// every option it ran with, the segment's own seam zones among them, so the extradata of two
