@@ -16,10 +16,12 @@ public struct JoinedFile: Sendable, Equatable {
 /// MP4, MOV and WebM segments are remuxed with libavformat: every packet is copied as it is, its
 /// timestamps moved by its segment's first frame, its duration exactly one frame (1 / fps), under
 /// the same muxer settings as a whole render. Y4M segments are raw frames, so their frames are
-/// copied after one header. Segments must share codec, size, pixel format, rate, time base and
-/// codec extradata, and must cover the loop in order, without gaps or overlaps: anything else is
-/// `VideoError.invalidSettings` (exit status 2), before the output exists. As ever, the output
-/// appears at its path only when complete.
+/// copied after one header. Segments must come from one render: the same loopsmith-preset tag and
+/// every stream parameter `Segment.properties` lists (parameter sets rather than extradata, which
+/// for HEVC holds each segment's own libx265 SEI; `ParameterSets`), every packet decoding to a
+/// frame of the stream's size, and they must cover the loop in order, without gaps or overlaps:
+/// anything else is `VideoError.invalidSettings` (exit status 2), before the output exists. As
+/// ever, the output appears at its path only when complete.
 ///
 /// Copied, each segment keeps its first frame as a key frame. `KeyFrames.first` instead decodes
 /// every segment and encodes the frames again in one encoder (see `KeyFrames`).
