@@ -51,7 +51,9 @@ import _TestSupport
     ("voice-orb", "voice-orb", ["--background", "black"], "webm", "alpha no does not match a.webm's yes"),
     ("color-orbs", "color-orbs", ["--codec", "hevc"], "mp4", "codec hevc does not match a.mp4's h264"),
   ])
-  func segmentsOfTwoRendersAreRefused(first: String, second: String, flags: [String], ext: String, words: String)
+  func segmentsOfTwoRendersAreRefused(
+    first: String, second: String, flags: [String], ext: String, words: String
+  )
     throws
   {
     let dir = TemporaryDirectory("loopsmith-join-one")

@@ -22,10 +22,12 @@ import Testing
     let b = Self.record(sets + [(39, [[0x4E, 1, 5, 0xBB, 0xCC]])])
     #expect(a != b)
     #expect(ParameterSets.comparable(a, codec: AV_CODEC_ID_HEVC) == Self.record(sets))
-    #expect(ParameterSets.comparable(a, codec: AV_CODEC_ID_HEVC) == ParameterSets.comparable(b, codec: AV_CODEC_ID_HEVC))
+    #expect(
+      ParameterSets.comparable(a, codec: AV_CODEC_ID_HEVC) == ParameterSets.comparable(b, codec: AV_CODEC_ID_HEVC))
     // Another PPS is another stream.
     let c = Self.record([(32, [[0x40, 1]]), (33, [[0x42, 1, 2]]), (34, [[0x44, 2]])])
-    #expect(ParameterSets.comparable(c, codec: AV_CODEC_ID_HEVC) != ParameterSets.comparable(a, codec: AV_CODEC_ID_HEVC))
+    #expect(
+      ParameterSets.comparable(c, codec: AV_CODEC_ID_HEVC) != ParameterSets.comparable(a, codec: AV_CODEC_ID_HEVC))
     // H.264's avcC is compared whole.
     #expect(ParameterSets.comparable(a, codec: AV_CODEC_ID_H264) == a)
   }

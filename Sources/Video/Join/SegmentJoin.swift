@@ -204,7 +204,8 @@ public enum SegmentJoin {
       // Hostile input: a comment is bounded before it is read as text.
       guard strnlen(value, StreamInfo.commentLimit + 1) <= StreamInfo.commentLimit else {
         throw VideoError.invalidSettings(
-          "\(path): its comment is over \(StreamInfo.commentLimit) bytes; expected a frame range and a preset tag of a few KB")
+          "\(path): its comment is over \(StreamInfo.commentLimit) bytes; expected a frame range and a preset tag of a few KB"
+        )
       }
       self.segment = segment
       comment = String(cString: value)
@@ -235,7 +236,9 @@ public enum SegmentJoin {
       let rate = stream.pointee.avg_frame_rate
       let base = stream.pointee.time_base
       let aspect = p.sample_aspect_ratio
-      func named(_ text: UnsafePointer<CChar>?, _ value: UInt32) -> String { text.map { String(cString: $0) } ?? "\(value)" }
+      func named(_ text: UnsafePointer<CChar>?, _ value: UInt32) -> String {
+        text.map { String(cString: $0) } ?? "\(value)"
+      }
       return [
         ("container", formatName),
         ("codec", String(cString: avcodec_get_name(p.codec_id))),
@@ -255,7 +258,10 @@ public enum SegmentJoin {
         ("sample aspect ratio", "\(aspect.num):\(aspect.den)"),
         ("frame rate", "\(rate.num)/\(rate.den)"),
         ("time base", "\(base.num)/\(base.den)"),
-        ("parameter sets", ParameterSets.comparable(extradata, codec: p.codec_id).map { String(format: "%02x", $0) }.joined()),
+        (
+          "parameter sets",
+          ParameterSets.comparable(extradata, codec: p.codec_id).map { String(format: "%02x", $0) }.joined()
+        ),
       ]
     }
   }
