@@ -27,7 +27,7 @@ enum JoinCommand {
       usage:
         "loopsmith join <segment>... -o <path> [--key-frames first|segments] [--crf n | --quality high|balanced|small] [--json]",
       overview:
-        "Join the segments of one render (render --frames A:B) into one loop without re-encoding; they must cover frames 0 to N in order, with the same codec, size, rate and time base. With --key-frames first the video is encoded again with one key frame, at frame 0, at the quality the segments carry in their loopsmith-preset tag unless --crf or --quality says otherwise.",
+        "Join the segments of one render (render --frames A:B) into one loop without re-encoding; they must cover frames 0 to N in order and come from one render: the same preset tag, container, codec, size, samples, colour tags, rate and parameter sets. With --key-frames first the video is encoded again with one key frame, at frame 0, at the quality the segments carry in their loopsmith-preset tag unless --crf or --quality says otherwise.",
       arguments: [("<segment>...", "Files from loopsmith render --frames A:B, in frame order.")], options: options)
   }
 

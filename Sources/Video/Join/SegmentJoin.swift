@@ -16,10 +16,12 @@ public struct JoinedFile: Sendable, Equatable {
 /// MP4, MOV and WebM segments are remuxed with libavformat: every packet is copied as it is, its
 /// timestamps moved by its segment's first frame, its duration exactly one frame (1 / fps), under
 /// the same muxer settings as a whole render. Y4M segments are raw frames, so their frames are
-/// copied after one header. Segments must share codec, size, pixel format, rate, time base and
-/// codec extradata, and must cover the loop in order, without gaps or overlaps: anything else is
-/// `VideoError.invalidSettings` (exit status 2), before the output exists. As ever, the output
-/// appears at its path only when complete.
+/// copied after one header. Segments must come from one render: the same loopsmith-preset tag and
+/// every stream parameter `Segment.properties` lists (parameter sets rather than extradata, which
+/// for HEVC holds each segment's own libx265 SEI; `ParameterSets`), every packet decoding to a
+/// frame of the stream's size, and they must cover the loop in order, without gaps or overlaps:
+/// anything else is `VideoError.invalidSettings` (exit status 2), before the output exists. As
+/// ever, the output appears at its path only when complete.
 ///
 /// Copied, each segment keeps its first frame as a key frame. `KeyFrames.first` instead decodes
 /// every segment and encodes the frames again in one encoder (see `KeyFrames`).
@@ -99,6 +101,7 @@ public enum SegmentJoin {
     }
     // Each opened once, all before any is read: every later read goes through these descriptors.
     let files = try paths.map(openSegment)
+    for file in files { try checkKind(file, into: output, format: format) }
     silenceLibAVLog()
     if format == .y4m { return try joinY4M(files, into: output) }
     let reencode = keyFrames == .first ? encoding ?? { _, _, _ in Encoding(crf: nil, threads: 4) } : nil
@@ -142,6 +145,28 @@ public enum SegmentJoin {
     }
   }
 
+  /// Refuses a Y4M segment for a container output, or a container segment for a Y4M one, naming
+  /// that cause: Y4M holds raw pictures and a container encoded packets, and `join` only copies,
+  /// so segments must be of the output's own kind (without this, a Y4M segment read as a
+  /// container was refused for lacking a frame range, which it has in its header).
+  static func checkKind(_ file: InputFile, into output: String, format: OutputFormat) throws {
+    let magic = Array("YUV4MPEG2 ".utf8)
+    var start = [UInt8](repeating: 0, count: magic.count)
+    let read = start.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, $0.count, 0) }
+    let isY4M = read == magic.count && start == magic
+    let outputName = (output as NSString).lastPathComponent
+    if isY4M && format != .y4m {
+      throw VideoError.invalidSettings(
+        "\(file.path): a Y4M segment (raw pictures) cannot be copied into -o \(outputName), which holds encoded packets; expected -o FILE.y4m to join Y4M segments, or segments rendered as .\(format.rawValue)"
+      )
+    }
+    if !isY4M && format == .y4m {
+      throw VideoError.invalidSettings(
+        "\(file.path): not a Y4M file, and -o \(outputName) is Y4M; expected Y4M segments (render --frames A:B -o FILE.y4m), or -o with the segments' own extension"
+      )
+    }
+  }
+
   /// The segment opened once, non-blocking, as a regular file of bounded size (a FIFO never hangs).
   static func openSegment(_ path: String) throws -> InputFile {
     try InputFile(path: path, limit: InputFile.Limit.video, what: "segment")
@@ -176,6 +201,12 @@ public enum SegmentJoin {
         throw VideoError.invalidSettings(
           "\(path): not a segment (no frame range); expected a file from loopsmith render --frames A:B")
       }
+      // Hostile input: a comment is bounded before it is read as text.
+      guard strnlen(value, StreamInfo.commentLimit + 1) <= StreamInfo.commentLimit else {
+        throw VideoError.invalidSettings(
+          "\(path): its comment is over \(StreamInfo.commentLimit) bytes; expected a frame range and a preset tag of a few KB"
+        )
+      }
       self.segment = segment
       comment = String(cString: value)
     }
@@ -189,20 +220,48 @@ public enum SegmentJoin {
       return Array(UnsafeBufferPointer(start: data, count: Int(p.extradata_size)))
     }
 
+    /// The whole loop's loopsmith-preset tag, the comment's lines after the frame range; nil
+    /// when the segment carries none.
+    var presetTag: String? { comment.flatMap(FrameSegment.presetTag(inComment:)) }
+
+    /// Whether the stream says it carries alpha beside the picture (VP9 in WebM: its pixel format
+    /// is yuv420p with alpha or without, docs/ENCODING.md, Alpha).
+    var alphaMode: String {
+      av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0).map { String(cString: $0.pointee.value) } ?? "0"
+    }
+
     /// Everything the segments must share, in words, one entry per property.
     var properties: [(name: String, value: String)] {
       let p = parameters
       let rate = stream.pointee.avg_frame_rate
       let base = stream.pointee.time_base
+      let aspect = p.sample_aspect_ratio
+      func named(_ text: UnsafePointer<CChar>?, _ value: UInt32) -> String {
+        text.map { String(cString: $0) } ?? "\(value)"
+      }
       return [
         ("container", formatName),
         ("codec", String(cString: avcodec_get_name(p.codec_id))),
+        ("codec tag", String(format: "0x%08x", p.codec_tag)),
         ("size", "\(p.width)x\(p.height)"),
         ("pixel format", av_get_pix_fmt_name(AVPixelFormat(p.format)).map { String(cString: $0) } ?? "\(p.format)"),
+        ("alpha", alphaMode == "1" ? "yes" : "no"),
+        ("bit depth", "\(p.bits_per_raw_sample)"),
         ("profile", "\(p.profile)"),
+        ("level", "\(p.level)"),
+        ("colour range", named(av_color_range_name(p.color_range), p.color_range.rawValue)),
+        ("colour primaries", named(av_color_primaries_name(p.color_primaries), p.color_primaries.rawValue)),
+        ("transfer", named(av_color_transfer_name(p.color_trc), p.color_trc.rawValue)),
+        ("matrix", named(av_color_space_name(p.color_space), p.color_space.rawValue)),
+        ("chroma siting", named(av_chroma_location_name(p.chroma_location), p.chroma_location.rawValue)),
+        ("field order", "\(p.field_order.rawValue)"),
+        ("sample aspect ratio", "\(aspect.num):\(aspect.den)"),
         ("frame rate", "\(rate.num)/\(rate.den)"),
         ("time base", "\(base.num)/\(base.den)"),
-        ("extradata", extradata.map { String(format: "%02x", $0) }.joined()),
+        (
+          "parameter sets",
+          ParameterSets.comparable(extradata, codec: p.codec_id).map { String(format: "%02x", $0) }.joined()
+        ),
       ]
     }
   }
@@ -215,10 +274,17 @@ public enum SegmentJoin {
     for s in segments.dropFirst() {
       for (a, b) in zip(first.properties, s.properties) where a.value != b.value {
         let shown =
-          a.name == "extradata"
-          ? "differs (\(s.extradata.count) bytes against \(first.extradata.count))"
+          a.name == "parameter sets"
+          ? "differ (\(b.value.count / 2) bytes against \(first.path)'s \(a.value.count / 2), SEI left out)"
           : "\(b.value) does not match \(first.path)'s \(a.value)"
         throw VideoError.invalidSettings("\(s.path): \(a.name) \(shown); expected segments of one render")
+      }
+    }
+    for s in segments.dropFirst() {
+      if let difference = PresetTagDifference(s.presetTag, against: first.presetTag) {
+        throw VideoError.invalidSettings(
+          "\(s.path): its preset tag (\(difference.this)) differs from \(first.path)'s (\(difference.other)); expected segments of one render"
+        )
       }
     }
     try checkOrder(segments.map { ($0.path, $0.segment) })
@@ -293,6 +359,28 @@ public enum SegmentJoin {
         return av_rescale_q(f, frameBase, inBase) == t ? f : nil
       }
       var shown: [Int64] = []
+      // Every packet is decoded as it is copied: a stream that changes its frame size or samples
+      // mid-way (its own parameter sets in a later packet) or that does not decode is refused
+      // before the output exists. Decoding costs far less than the render that made the segment.
+      let decoder = try openDecoder(s, alpha: false)
+      let decoded = try Frame(path: s.path)
+      var decodedCount = 0
+      func receive() throws {
+        while true {
+          let code = avcodec_receive_frame(decoder.pointer, decoded.pointer)
+          if code == errorAgain || code == errorEOF { return }
+          try check(code, "avcodec_receive_frame", path: s.path)
+          defer { av_frame_unref(decoded.pointer) }
+          let (f, p) = (decoded.pointer.pointee, s.parameters)
+          guard f.width == p.width, f.height == p.height, f.format == p.format else {
+            let name = av_get_pix_fmt_name(AVPixelFormat(f.format)).map { String(cString: $0) } ?? "no pixel format"
+            throw VideoError.invalidSettings(
+              "\(s.path): frame \(decodedCount) decodes to \(f.width)x\(f.height) \(name), but the stream is \(p.width)x\(p.height) \(s.properties[4].value); expected one frame size throughout, as render --frames writes"
+            )
+          }
+          decodedCount += 1
+        }
+      }
       while true {
         let status = av_read_frame(s.input.pointer, packet.pointer)
         if status == clibav_eof { break }
@@ -303,10 +391,20 @@ public enum SegmentJoin {
           throw VideoError.invalidSettings(
             "\(s.path): packet \(shown.count) is not timed on a frame; expected a file from loopsmith render --frames")
         }
+        // Read from the file, so bounded before any arithmetic: a frame of the segment's range,
+        // decoded at most 16 frames early (the reordering allowed below), never more packets than frames.
+        let count = Int64(s.segment.count)
+        guard shown.count < s.segment.count, (0..<count).contains(pts), (-16..<count).contains(dts) else {
+          throw VideoError.invalidSettings(
+            "\(s.path): packet \(shown.count) is frame \(pts) (decoded at \(dts)), outside its tag's \(s.segment); expected one packet per frame"
+          )
+        }
         if shown.isEmpty && p.pointee.flags & AV_PKT_FLAG_KEY == 0 {
           throw VideoError.invalidSettings(
             "\(s.path): does not start on a key frame; expected a closed segment from loopsmith render --frames")
         }
+        try check(avcodec_send_packet(decoder.pointer, p), "avcodec_send_packet", path: s.path)
+        try receive()
         let decodeIndex = Int64(shown.count)
         shown.append(pts)
         let offset = Int64(s.segment.first)
@@ -331,6 +429,12 @@ public enum SegmentJoin {
         throw VideoError.invalidSettings(
           "\(s.path): holds \(shown.count) frames timed \(shown.min() ?? 0)...\(shown.max() ?? 0); its tag says \(s.segment)"
         )
+      }
+      try check(avcodec_send_packet(decoder.pointer, nil), "avcodec_send_packet(NULL)", path: s.path)
+      try receive()
+      guard decodedCount == s.segment.count else {
+        throw VideoError.invalidSettings(
+          "\(s.path): decodes to \(decodedCount) frames; its tag says \(s.segment)")
       }
       frames += shown.count
     }
@@ -491,11 +595,19 @@ public enum SegmentJoin {
         throw VideoError.invalidSettings("\(path): its frame rate is not a whole number of frames a second")
       }
       let headerBytes = newline - start.startIndex + 1
+      guard let pictureBytes = y4mPictureBytes(words) else {
+        throw VideoError.invalidSettings(
+          "\(path): header '\(words.joined(separator: " "))' names no size and samples loopsmith writes; expected a segment from loopsmith render --frames (W, H up to 32768 and C420jpeg or C420p10)"
+        )
+      }
       let size = Int(file.size)
       let body = size - headerBytes
-      guard body > 0, body % segment.count == 0, body / segment.count > 6 else {
+      // Every frame is "FRAME\n" and one picture of the header's size: a frame of another size
+      // (a segment changing size mid-stream) cannot add up.
+      guard body == segment.count * (6 + pictureBytes) else {
         throw VideoError.invalidSettings(
-          "\(path): holds \(body) bytes of frames, not \(segment.count) equal frames; its tag says \(segment)")
+          "\(path): holds \(body) bytes of frames, not \(segment.count) frames of \(6 + pictureBytes) bytes (its header's size); its tag says \(segment)"
+        )
       }
       parts.append(
         Part(
@@ -534,6 +646,21 @@ public enum SegmentJoin {
     }
     try temporary.commit()
     return JoinedFile(path: output, frames: first.segment.total, fps: first.fps, bytes: try fileSize(output))
+  }
+
+  /// The bytes of one picture a Y4M header's W, H and C give, or nil for a size or samples
+  /// loopsmith does not write (the header is read from the file: each side is bounded first).
+  static func y4mPictureBytes(_ words: [Substring]) -> Int? {
+    func value(_ key: Character) -> Substring? { words.first { $0.first == key }.map { $0.dropFirst() } }
+    guard let w = value("W").flatMap({ Int($0) }), let h = value("H").flatMap({ Int($0) }),
+      (1...32768).contains(w), (1...32768).contains(h)
+    else { return nil }
+    let chroma = 2 * ((w + 1) / 2) * ((h + 1) / 2)
+    switch value("C") {
+    case "420jpeg", "420", "420mpeg2", "420paldv", nil: return w * h + chroma
+    case "420p10": return 2 * (w * h + chroma)
+    default: return nil
+    }
   }
 
   private static func fileSize(_ path: String) throws -> Int64 {
