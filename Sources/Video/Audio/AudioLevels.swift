@@ -100,10 +100,13 @@ final class AudioDecoder {
   private let streamIndex: Int32
 
   /// Decodes at the source's rate and channels, or converts to `rate` and `channels` if given.
-  init(file: InputFile, rate outputRate: Int? = nil, channels outputChannels: Int? = nil) throws {
+  /// `formats`: the demuxers the file may be read with (a video's sound: `.video`).
+  init(
+    file: InputFile, formats: Demuxers = .video, rate outputRate: Int? = nil, channels outputChannels: Int? = nil
+  ) throws {
     let path = file.path
     self.path = path
-    input = try InputContext(file: file)
+    input = try InputContext(file: file, formats: formats)
     try input.findStreamInfo(path: path)
     let index = av_find_best_stream(input.pointer, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
     if index < 0 {
@@ -151,7 +154,8 @@ final class AudioDecoder {
   /// Decodes a sound file a user named (`--audio`), within the audio size limit.
   convenience init(soundAt path: String, rate: Int? = nil, channels: Int? = nil) throws {
     try self.init(
-      file: InputFile(path: path, limit: InputFile.Limit.audio, what: "audio file"), rate: rate, channels: channels)
+      file: InputFile(path: path, limit: InputFile.Limit.audio, what: "audio file"), formats: .audio, rate: rate,
+      channels: channels)
   }
 
   static func holdsNoSamples(_ path: String) -> VideoError {

@@ -185,7 +185,7 @@ public enum SegmentJoin {
     init(file: InputFile) throws {
       let path = file.path
       self.path = path
-      input = try InputContext(file: file)
+      input = try InputContext(file: file, formats: .segments)
       try input.findStreamInfo(path: path)
       let c = input.pointer.pointee
       guard c.nb_streams == 1, let stream = c.streams[0],
