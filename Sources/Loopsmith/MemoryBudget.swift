@@ -56,8 +56,12 @@ public enum MemoryBudget {
     }
   }
 
-  /// "1.5 GiB", "300 MiB": a size for a message.
+  /// "1.5 GiB", "300 MiB": a size for a message, rounded up, so a need just over a budget never
+  /// reads as the budget itself (1.04 GiB against 1 GiB is "1.1 GiB", not "1.0 GiB").
   static func describe(_ bytes: UInt64) -> String {
-    bytes >= 1 << 30 ? String(format: "%.1f GiB", Double(bytes) / Double(1 << 30)) : "\(max(bytes >> 20, 1)) MiB"
+    if bytes >= 1 << 30 {
+      return String(format: "%.1f GiB", (Double(bytes) / Double(1 << 30) * 10).rounded(.up) / 10)
+    }
+    return "\(max((bytes + (1 << 20) - 1) >> 20, 1)) MiB"
   }
 }

@@ -81,6 +81,16 @@ public enum CLI {
       """
   }
 
+  /// Runs the command line of the process and returns its exit status: `run`'s, or 1 with one
+  /// line on stderr when stdout could not be written (`--json > /dev/full`, `list` into a
+  /// closed pipe), whatever the command itself answered.
+  public static func main(_ args: [String]) -> Int32 {
+    let status = run(args)
+    guard let code = TextSink.stdout.failure else { return status }
+    TextSink.stderr.write("Error: stdout: cannot write: \(String(cString: strerror(code)))\n")
+    return status == 0 ? 1 : status
+  }
+
   /// Runs a command line (without the program name); output goes to the given streams.
   public static func run(_ args: [String], stdout: TextSink = .stdout, stderr: TextSink = .stderr) -> Int32 {
     guard let name = args.first else {
@@ -155,6 +165,11 @@ public final class TextSink: @unchecked Sendable {
 
   public var isTerminal: Bool { fd.map { isatty($0) == 1 } ?? false }
 
+  /// The error of the first write that failed (a full disk, a closed pipe), or nil: a command
+  /// whose output was lost must not exit 0 (`CLI.main`).
+  public var failure: Int32? { lock.withLock { firstError } }
+  private var firstError: Int32?
+
   public func write(_ s: String) {
     lock.withLock {
       if let fd {
@@ -162,7 +177,11 @@ public final class TextSink: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
           let n = bytes[offset...].withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count) }
-          if n <= 0 { break }
+          if n < 0 && errno == EINTR { continue }
+          if n <= 0 {
+            if firstError == nil { firstError = n < 0 ? errno : EIO }
+            break
+          }
           offset += n
         }
       } else {

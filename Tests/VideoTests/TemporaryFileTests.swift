@@ -118,7 +118,7 @@ import _TestSupport
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     let file = try InputFile(path: path, limit: InputFile.Limit.audio, what: "audio file")
     unlink(path)
-    let decoder = try AudioDecoder(file: file)
+    let decoder = try AudioDecoder(file: file, formats: .audio)
     var count = 0
     try decoder.forEachMonoBlock { block in
       count += block.count

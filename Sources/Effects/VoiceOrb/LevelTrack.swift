@@ -54,7 +54,9 @@ public struct LevelTrack: Hashable, Sendable, Codable {
   /// Any other line that is not two numbers throws, naming its line number.
   public init(csv text: String, interpolation: Interpolation = .linear) throws {
     var times: [Double] = [], levels: [Double] = []
-    for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+    // Split on the scalar: Swift takes "\r\n" as one Character, so a CRLF file has no "\n" Character.
+    for (index, scalars) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      let raw = String(String.UnicodeScalarView(scalars))
       let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
       if line.isEmpty || line.hasPrefix("#") { continue }
       let fields = line.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\t" })
@@ -65,7 +67,7 @@ public struct LevelTrack: Hashable, Sendable, Codable {
       } else if index == 0 {
         continue  // a header
       } else {
-        throw LevelTrackError(line: index + 1, raw: raw)
+        throw LevelTrackError(line: index + 1, raw: Substring(raw))
       }
     }
     self.init(times: times, levels: levels, interpolation: interpolation)
