@@ -15,7 +15,7 @@ import _TestSupport
 @Suite struct MediaMutationTests {
   static let small = ["--size", "32x56", "--fps", "4", "--duration", "2", "--quiet"]
 
-  enum Command: CaseIterable { case check, join, audio }
+  enum Command { case check, join, audio }
 
   /// The seed files, rendered once per run: (file, the command it goes through).
   static func seeds(in dir: TemporaryDirectory) throws -> [(name: String, command: Command)] {

@@ -11,16 +11,9 @@ import _TestSupport
 @Suite struct SharedFolderTests {
   static let tiny = ["--size", "32x56", "--fps", "4", "--duration", "1", "--quiet"]
 
-  static func write(_ text: String, _ path: String) throws {
-    try FileManager.default.createDirectory(
-      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-  }
-
-  static func files(_ dir: String) -> [String] {
-    ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
-  }
-
+  // The folder helpers are BatchHardeningTests'.
+  static func write(_ text: String, _ path: String) throws { try BatchHardeningTests.write(text, path) }
+  static func files(_ dir: String) -> [String] { BatchHardeningTests.files(dir) }
   static func temporaries(_ dir: String) -> [String] { files(dir).filter { $0.hasSuffix(".loopsmith-tmp") } }
 
   /// A process id that is not alive here: a child's, after it ended.

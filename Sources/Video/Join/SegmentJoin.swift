@@ -366,12 +366,8 @@ public enum SegmentJoin {
       let decoded = try Frame(path: s.path)
       var decodedCount = 0
       func receive() throws {
-        while true {
-          let code = avcodec_receive_frame(decoder.pointer, decoded.pointer)
-          if code == errorAgain || code == errorEOF { return }
-          try check(code, "avcodec_receive_frame", path: s.path)
-          defer { av_frame_unref(decoded.pointer) }
-          let (f, p) = (decoded.pointer.pointee, s.parameters)
+        try receiveFrames(from: decoder, into: decoded, path: s.path) { frame in
+          let (f, p) = (frame.pointee, s.parameters)
           guard f.width == p.width, f.height == p.height, f.format == p.format else {
             let name = av_get_pix_fmt_name(AVPixelFormat(f.format)).map { String(cString: $0) } ?? "no pixel format"
             throw VideoError.invalidSettings(
@@ -489,17 +485,13 @@ public enum SegmentJoin {
       var count = 0
       /// Hands every frame the decoder has ready to the writer.
       func receive() throws {
-        while true {
-          let code = avcodec_receive_frame(decoder.pointer, decoded.pointer)
-          if code == errorAgain || code == errorEOF { return }
-          try check(code, "avcodec_receive_frame", path: s.path)
-          defer { av_frame_unref(decoded.pointer) }
+        try receiveFrames(from: decoder, into: decoded, path: s.path) { picture in
           count += 1
           guard count <= s.segment.count else {
             throw VideoError.invalidSettings(
               "\(s.path): decodes to more than \(s.segment.count) frames; its tag says \(s.segment)")
           }
-          try copy(decoded.pointer, into: frame, path: s.path)
+          try copy(picture, into: frame, path: s.path)
           try writer.append(frame)
         }
       }
@@ -519,6 +511,20 @@ public enum SegmentJoin {
     }
     let written = try writer.finish()
     return JoinedFile(path: output, frames: written.frames, fps: fps, bytes: written.bytes)
+  }
+
+  /// Calls `body` with every frame `decoder` has ready, in `frame`, unreferenced after each call.
+  private static func receiveFrames(
+    from decoder: CodecContext, into frame: Frame, path: String,
+    _ body: (UnsafeMutablePointer<AVFrame>) throws -> Void
+  ) throws {
+    while true {
+      let code = avcodec_receive_frame(decoder.pointer, frame.pointer)
+      if code == errorAgain || code == errorEOF { return }
+      try check(code, "avcodec_receive_frame", path: path)
+      defer { av_frame_unref(frame.pointer) }
+      try body(frame.pointer)
+    }
   }
 
   /// A decoder for the segment's stream; libvpx for VP9 with alpha, which FFmpeg's own drops.

@@ -180,11 +180,6 @@ public struct Demuxers: Sendable {
   public static let segments = Demuxers(
     names: ["mov", "matroska", "yuv4mpegpipe"], expected: "an MP4, MOV, WebM or Y4M segment")
 
-  /// Every format above: what a reader that names none takes.
-  public static let media = Demuxers(
-    names: Array(Set(video.names + audio.names + segments.names)).sorted(),
-    expected: "a video or sound file (MP4, MOV, WebM, GIF, APNG, WebP, PNG, JPEG, Y4M, WAV, AIFF, CAF, FLAC, MP3, Ogg or AAC)")
-
   /// Whether `format`'s names (one demuxer may have several, comma-separated) include one of ours.
   func allows(_ format: UnsafePointer<AVInputFormat>) -> Bool {
     guard let name = format.pointee.name else { return false }
@@ -208,7 +203,7 @@ final class InputContext {
   /// stream costs a probing decoder (an MP4 of 999 tracks took 1.6 GB).
   static let maximumStreams = 8
 
-  init(file: InputFile, formats: Demuxers = .media) throws {
+  init(file: InputFile, formats: Demuxers) throws {
     self.file = file
     let path = file.path
     guard let fresh = avformat_alloc_context() else {

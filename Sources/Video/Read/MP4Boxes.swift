@@ -72,11 +72,8 @@ enum MP4Boxes {
       } else if size == 0 {
         size = left
       }
-      guard size >= headerSize, size <= left else {
-        order.append(type)  // a box cut short still shows where it starts (an mdat being written)
-        break
-      }
-      order.append(type)
+      order.append(type)  // a box cut short still shows where it starts (an mdat being written)
+      guard size >= headerSize, size <= left else { break }
       if type == "moov", size < 256 << 20 {
         try? handle.seek(toOffset: offset + headerSize)
         moov = try? handle.read(upToCount: Int(size - headerSize))
