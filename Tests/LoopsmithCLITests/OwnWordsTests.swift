@@ -55,4 +55,67 @@ import _TestSupport
     let frames = try ["lf", "crlf"].map { try Data(contentsOf: dir.url.appendingPathComponent("\($0).y4m")) }
     #expect(!frames[0].isEmpty && frames[0] == frames[1])
   }
+
+  /// A sound of `channels` channels, each a tone, as a 16-bit WAV with no channel mask (libav
+  /// names no layout for 9-15 or 17-64 channels, so swr could not mix them down).
+  static func manyChannelWAV(_ channels: Int) -> Data {
+    let tone = toneSamples(seconds: 1, frequency: 440, peak: 8000)
+    return wavBytes(samples: tone.flatMap { Array(repeating: $0, count: channels) }, rate: 48_000, channels: channels)
+  }
+
+  @Test(arguments: [9, 15, 17, 64])
+  func aSoundWithChannelsLibavNamesNoLayoutForIsMixedDown(channels: Int) throws {
+    let dir = TemporaryDirectory("own-words-channels")
+    try Self.manyChannelWAV(channels).write(to: dir.url.appendingPathComponent("many.wav"))
+    let r = try runLoopsmith(
+      ["render", "voice-orb", "--state", "speaking", "--audio", "many.wav", "--size", "32x56", "--fps", "4",
+       "--duration", "1", "--background", "#000000", "-o", "orb.mp4", "--quiet"], in: dir.url)
+    #expect(r.status == 0, "\(channels) channels: \(r.stderr)")
+    guard r.status == 0 else { return }
+    let (samples, decodedChannels) = try decodedSamples(dir.path("orb.mp4"))
+    #expect(decodedChannels == 2)
+    // Every channel carried the same tone at 8000/32768, so the mean is that tone again.
+    let peak = samples.map(abs).max() ?? 0
+    #expect(peak > 0.2 && peak < 0.3, "\(channels) channels: peak \(peak)")
+  }
+
+  /// A 32-bit float WAV of a tone in which `broken` samples are NaN, +Inf and -Inf in turn.
+  static func floatWAV(broken: Int) -> Data {
+    var samples = toneSamples(seconds: 1, frequency: 440, peak: 0.25 * 32768).map { Float($0) / 32768 }
+    let bad: [Float] = [.nan, .infinity, -.infinity]
+    for i in 0..<broken { samples[1000 + i * 37] = bad[i % 3] }
+    var data = Data()
+    func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
+    func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
+    data.append(contentsOf: Array("RIFF".utf8))
+    u32(36 + samples.count * 4)
+    data.append(contentsOf: Array("WAVEfmt ".utf8))
+    u32(16)
+    u16(3)  // IEEE float
+    u16(1)
+    u32(48_000)
+    u32(48_000 * 4)
+    u16(4)
+    u16(32)
+    data.append(contentsOf: Array("data".utf8))
+    u32(samples.count * 4)
+    for s in samples { withUnsafeBytes(of: s.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+    return data
+  }
+
+  /// The encoders refuse NaN and infinities (today's main failed in avcodec_send_frame and named the
+  /// output): NaN plays as silence and infinities as full scale, in the sound and in the orb's levels.
+  @Test(arguments: ["orb.mp4", "orb.webm"])
+  func aFloatSoundWithNaNAndInfinitiesRenders(output: String) throws {
+    let dir = TemporaryDirectory("own-words-nan")
+    try Self.floatWAV(broken: 30).write(to: dir.url.appendingPathComponent("nan.wav"))
+    let r = try runLoopsmith(
+      ["render", "voice-orb", "--state", "speaking", "--audio", "nan.wav", "--size", "32x56", "--fps", "4",
+       "--duration", "1", "--background", "#000000", "-o", output, "--quiet"], in: dir.url)
+    #expect(r.status == 0, "\(output): \(r.stderr)")
+    guard r.status == 0 else { return }
+    let (samples, _) = try decodedSamples(dir.path(output))
+    #expect(!samples.isEmpty && samples.allSatisfy { $0.isFinite })
+    #expect((samples.map(abs).max() ?? 0) > 0.2)
+  }
 }

@@ -94,6 +94,10 @@ final class AudioDecoder {
   /// The rate and channel count of the samples handed out.
   let sampleRate: Int
   let channels: Int
+  /// The channels the resampler hands out: the source's own when they have no named layout
+  /// (9-15 or 17-64 channels in a plain WAV) and `channels` differs, which swr cannot rematrix;
+  /// then `forEachBlock` mixes them to `channels` itself, every source channel weighted equally.
+  private let decodedChannels: Int
   private let input: InputContext
   private let context: CodecContext
   private let resampler: Resampler
@@ -138,8 +142,11 @@ final class AudioDecoder {
     if context.pointer.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
       av_channel_layout_default(&context.pointer.pointee.ch_layout, Int32(sourceChannels))
     }
+    // libav names layouts for 1-8 and 16 channels only; others stay unnamed after the default.
+    let unnamed = context.pointer.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC
+    decodedChannels = unnamed ? sourceChannels : channels
     var layout = AVChannelLayout()
-    if outputChannels != nil {
+    if outputChannels != nil, !unnamed {
       av_channel_layout_default(&layout, Int32(channels))
     } else {
       try check(
@@ -183,7 +190,7 @@ final class AudioDecoder {
     /// Converts `count` samples at `data` (nil flushes the resampler); false when `body` is done.
     func convert(_ data: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ count: Int) throws -> Bool {
       let capacity = Int(swr_get_out_samples(resampler.pointer, Int32(count))) + 256
-      interleaved = [Float](repeating: 0, count: capacity * channels)
+      interleaved = [Float](repeating: 0, count: capacity * decodedChannels)
       let converted = try interleaved.withUnsafeMutableBytes { raw -> Int32 in
         var out: UnsafeMutablePointer<UInt8>? = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
         let input = data.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: UnsafePointer<UInt8>?.self) }
@@ -191,7 +198,9 @@ final class AudioDecoder {
           swr_convert(resampler.pointer, &out, Int32(capacity), input, Int32(count)), "swr_convert", path: path)
       }
       guard converted > 0 else { return true }
-      interleaved.removeLast(interleaved.count - Int(converted) * channels)
+      interleaved.removeLast(interleaved.count - Int(converted) * decodedChannels)
+      Self.makeFinite(&interleaved)
+      if decodedChannels != channels { interleaved = Self.mix(interleaved, from: decodedChannels, to: channels) }
       return try body(interleaved)
     }
     func receive() throws -> Bool {
@@ -221,6 +230,27 @@ final class AudioDecoder {
       }
       if try !receive() { return }
     }
+  }
+
+  /// A float file may hold NaN or infinities, which poison a level's mean and which the AAC and
+  /// Opus encoders refuse: NaN plays as silence, anything beyond full scale as full scale.
+  static func makeFinite(_ samples: inout [Float]) {
+    for i in samples.indices {
+      let s = samples[i]
+      if !(abs(s) <= 1) { samples[i] = s.isNaN ? 0 : (s < 0 ? -1 : 1) }
+    }
+  }
+
+  /// `samples` of `from` interleaved channels as `to` channels, each the mean of all the source's.
+  static func mix(_ samples: [Float], from: Int, to: Int) -> [Float] {
+    let frames = samples.count / from
+    var out = [Float](repeating: 0, count: frames * to)
+    for i in 0..<frames {
+      var sum: Float = 0
+      for c in 0..<from { sum += samples[i * from + c] }
+      for c in 0..<to { out[i * to + c] = sum / Float(from) }
+    }
+    return out
   }
 
   /// Calls `body` with each block mixed to mono (the mean of the channels).
