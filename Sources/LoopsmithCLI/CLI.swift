@@ -163,6 +163,13 @@ public final class TextSink: @unchecked Sendable {
   public static let stderr = TextSink(fd: 2)
   public static func buffer() -> TextSink { TextSink(fd: nil) }
 
+  /// `text` with C0 controls other than newline and tab, DEL and C1 controls as U+FFFD.
+  public static func printable(_ text: String) -> String {
+    func isControl(_ v: UInt32) -> Bool { (v < 0x20 && v != 0x0A && v != 0x09) || (0x7F...0x9F).contains(v) }
+    guard text.unicodeScalars.contains(where: { isControl($0.value) }) else { return text }
+    return String(String.UnicodeScalarView(text.unicodeScalars.map { isControl($0.value) ? "\u{FFFD}" : $0 }))
+  }
+
   public var isTerminal: Bool { fd.map { isatty($0) == 1 } ?? false }
 
   /// The error of the first write that failed (a full disk, a closed pipe), or nil: a command
@@ -170,7 +177,12 @@ public final class TextSink: @unchecked Sendable {
   public var failure: Int32? { lock.withLock { firstError } }
   private var firstError: Int32?
 
-  public func write(_ s: String) {
+  /// Writes `s` with every control character but newline and tab shown as U+FFFD: preset names
+  /// and descriptions, file names and libav's messages come from files anyone may have written,
+  /// and an escape sequence among them would reach the terminal. `control` (the progress line's
+  /// own carriage return and erase) goes first, as it is.
+  public func write(_ s: String, after control: String = "") {
+    let s = control + Self.printable(s)
     lock.withLock {
       if let fd {
         let bytes = Array(s.utf8)

@@ -86,7 +86,7 @@ final class ProgressReporter: @unchecked Sendable {
       case .none: return
       case .auto:
         guard now.timeIntervalSince(last) >= 0.1 else { return }
-        sink.write("\r\u{1B}[2K" + line(done, total))
+        sink.write(line(done, total), after: "\r\u{1B}[2K")
         lineOpen = true
       case .plain:
         guard now.timeIntervalSince(last) >= 2 else { return }
@@ -108,7 +108,7 @@ final class ProgressReporter: @unchecked Sendable {
         "\(label): \(total)/\(total) frames, done in \(String(format: "%.1f", seconds)) s (\(String(format: "%.1f", Double(total) / max(seconds, 1e-6))) fps)"
       switch mode {
       case .none: return
-      case .auto: sink.write("\r\u{1B}[2K" + summary + "\n")
+      case .auto: sink.write(summary + "\n", after: "\r\u{1B}[2K")
       case .plain: sink.write(summary + "\n")
       case .json: sink.write(json(total, total, finished: true) + "\n")
       }
@@ -119,7 +119,7 @@ final class ProgressReporter: @unchecked Sendable {
   /// Clears the live line before an error is printed, so the error starts a line of its own.
   func abandon() {
     lock.withLock {
-      if lineOpen { sink.write("\r\u{1B}[2K") }
+      if lineOpen { sink.write("", after: "\r\u{1B}[2K") }
       lineOpen = false
     }
   }

@@ -118,4 +118,26 @@ import _TestSupport
     #expect(!samples.isEmpty && samples.allSatisfy { $0.isFinite })
     #expect((samples.map(abs).max() ?? 0) > 0.2)
   }
+
+  /// A preset named, described and writing a file with escape sequences (a title change, a screen
+  /// clear, colours): nothing of them reaches the terminal, on stdout or stderr, from batch, plan,
+  /// render or a missing file's error; the file itself keeps its name.
+  @Test func escapeSequencesInNamesAndDescriptionsNeverReachTheTerminal() throws {
+    let dir = TemporaryDirectory("own-words-escapes")
+    let name = "p\u{1B}[2Jx.json"
+    let preset = #"{"version":1,"description":"\u001b]0;owned\u0007\u001b[31mred","effect":"aurora-mesh","outputs":["\u001b[31m.y4m"]}"#
+    try preset.write(toFile: dir.path(name), atomically: true, encoding: .utf8)
+    let runs = [
+      ["batch", ".", "--out", "out", "--dry-run"],
+      ["batch", ".", "--out", "out", "--size", "32x56", "--fps", "2", "--duration", "1"],
+      ["plan", name], ["render", name, "--size", "32x56", "--fps", "2", "--duration", "1", "-o", "a.y4m"],
+      ["render", "n\u{1B}[5mo.json"], ["check", "m\u{1B}[5mo.mp4"],
+    ]
+    for args in runs {
+      let r = try runLoopsmith(args, in: dir.url)
+      #expect(!(r.stdout + r.stderr).unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(args): \(r.stdout)\(r.stderr)")
+      #expect(!r.stderr.isEmpty || !r.stdout.isEmpty, "\(args) said nothing")
+    }
+    #expect(FileManager.default.fileExists(atPath: dir.path("out/\u{1B}[31m.y4m")))
+  }
 }
