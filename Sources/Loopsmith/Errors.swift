@@ -6,8 +6,35 @@ import Video
 public struct InputError: Error, CustomStringConvertible, Sendable {
   /// What was wrong, naming the flag or field, and what was expected.
   public let message: String
-  public init(_ message: String) { self.message = message }
+  public init(_ message: String) { self.message = Self.bounded(message) }
   public var description: String { message }
+
+  /// A message quotes what it found ('KEY', 'VALUE'), which a file may make a megabyte long:
+  /// in a message past 1,000 characters, each quoted run past 100 keeps its first 60 and says
+  /// how long it was, so the line stays a line.
+  static func bounded(_ message: String) -> String {
+    guard message.unicodeScalars.count > 1000 else { return message }
+    var out = String.UnicodeScalarView()
+    var run = String.UnicodeScalarView()
+    var inside = false
+    for c in message.unicodeScalars {
+      guard inside else {
+        out.append(c)
+        inside = c == "'"
+        continue
+      }
+      if c == "'" {
+        out.append(contentsOf: run.count > 100 ? run.prefix(60) + "…(\(run.count) characters)".unicodeScalars : run)
+        out.append(c)
+        run.removeAll()
+        inside = false
+      } else {
+        run.append(c)
+      }
+    }
+    out.append(contentsOf: run.count > 100 ? run.prefix(60) + "…(\(run.count) characters)".unicodeScalars : run)
+    return String(out)
+  }
 }
 
 /// A render, encode or file failure. Exit status 1.
@@ -69,7 +96,10 @@ func suggestion(for word: String, in candidates: [String]) -> String? {
     return previous[b.count]
   }
   let w = Array(word.lowercased())
-  let scored = candidates.map { ($0, distance(w, Array($0.lowercased()))) }
+  let limit = max(2, w.count / 3)
+  // The distance is at least the difference in length: a megabyte key is compared with nothing
+  // (it cost 16 s of edit distance against each key).
+  let scored = candidates.filter { abs($0.count - w.count) <= limit }.map { ($0, distance(w, Array($0.lowercased()))) }
   guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-  return best.1 <= max(2, w.count / 3) ? best.0 : nil
+  return best.1 <= limit ? best.0 : nil
 }

@@ -140,4 +140,25 @@ import _TestSupport
     }
     #expect(FileManager.default.fileExists(atPath: dir.path("out/\u{1B}[31m.y4m")))
   }
+
+  /// A preset just under the 1 MiB bound whose key, parameter name, effect or value is the whole
+  /// file: one short line naming it and its length (today's main printed 900 KB, and spent 16 s
+  /// of edit distance looking for a key the megabyte one might be a typo of).
+  @Test(arguments: ["key", "parameter", "effect", "value"])
+  func aMegabyteNameIsQuotedShort(place: String) throws {
+    let huge = String(repeating: "q", count: 900_000)
+    let preset: [String: Any] =
+      switch place {
+      case "key": ["version": 1, "effect": "weather", "outputs": ["a.y4m"], huge: 1]
+      case "parameter": ["version": 1, "effect": "weather", "outputs": ["a.y4m"], "parameters": [huge: 1]]
+      case "effect": ["version": 1, "effect": huge, "outputs": ["a.y4m"]]
+      default: ["version": 1, "effect": "weather", "outputs": ["a.y4m"], "parameters": ["weather": huge]]
+      }
+    let dir = TemporaryDirectory("own-words-huge")
+    try JSONSerialization.data(withJSONObject: preset).write(to: dir.url.appendingPathComponent("p.json"))
+    let r = try runLoopsmith(["plan", "p.json"], in: dir.url)
+    #expect(r.status == 2)
+    #expect(r.stderr.hasPrefix("Error: ") && r.stderr.count < 400, "\(place): \(r.stderr.prefix(300))")
+    #expect(r.stderr.contains("qqqqq…(") && r.stderr.contains("characters)"), "\(place): \(r.stderr.prefix(300))")
+  }
 }
