@@ -151,7 +151,9 @@ extension RenderRequest {
       threads: try threadsThatFit(threads, width: width, height: height, settings: settings),
       levels: try levelTrack(for: type, fps: fps, frameCount: frameCount), transition: clip)
     job.notices = try audioNotices(settings, fps: fps, frameCount: frameCount)
-    if !isStill, clip == nil, let note = Self.sequenceNotice(type: type, values: values) { job.notices.append(note) }
+    if !isStill, clip == nil {
+      job.notices += Self.sequenceNotices(type: type, values: values, fps: fps, frameCount: frameCount)
+    }
     job.posters = try posterSettings(for: settings, width: width, height: height, fps: fps)
     // A poster in a format without alpha (JPEG) is named in the notice as an output is; the others
     // keep alpha as their output does.
@@ -162,16 +164,36 @@ extension RenderRequest {
   }
 
   /// A sequence that plays once holds its last value to the loop's end, and the loop starts on its
-  /// first: when they differ, the file jumps at its seam, which the user should hear of before
-  /// `check` tells them.
-  static func sequenceNotice(type: any Effect.Type, values: ParameterValues) -> String? {
+  /// first: when the value the last frame shows differs, the file jumps at its seam, which the
+  /// user should hear of before `check` tells them. Steps that start after the last frame never
+  /// show: the loop cuts the sequence, which the user asked for in full.
+  static func sequenceNotices(type: any Effect.Type, values: ParameterValues, fps: Int, frameCount: Int) -> [String] {
     let steps = values.steps("sequence")
-    guard let first = steps.first?.value, let last = steps.last?.value, first != last, !values.flag("repeat")
-    else { return nil }
+    guard let first = steps.first?.value, !values.flag("repeat") else { return [] }
+    let lastFrame = Double(frameCount - 1) / Double(fps)
+    // Step i starts when the ones before it have played.
+    var start = 0.0
+    var shown: [ParameterValue.Step] = []
+    var cut: [(step: ParameterValue.Step, start: Double)] = []
+    for step in steps {
+      if start <= lastFrame { shown.append(step) } else { cut.append((step, start)) }
+      start += step.seconds.isFinite ? max(step.seconds, 0) : 0
+    }
+    var notes: [String] = []
+    if let firstCut = cut.first {
+      let seconds = String(format: "%g", Double(frameCount) / Double(fps))
+      let names = cut.map { "\($0.step.value) (from \(String(format: "%g", $0.start)) s)" }.joined(separator: ", ")
+      notes.append(
+        "the sequence is cut by the \(seconds) s loop: \(names) never \(cut.count == 1 ? "shows" : "show"); "
+          + "a --duration past \(String(format: "%g", firstCut.start)) s shows \(cut.count == 1 ? "it" : "them"), or shorten the steps before")
+    }
+    guard let last = shown.last?.value, last != first else { return notes }
     let repeats = type.info.parameter(named: "repeat") != nil
-    return "the sequence plays once, so the loop ends on \(last) and starts again on \(first): it jumps at the seam; "
-      + (repeats ? "--set repeat=true plays it over and over, or " : "")
-      + "--transition \(first):\(last) makes a clip to play between their loops"
+    notes.append(
+      "the sequence plays once, so the loop ends on \(last) and starts again on \(first): it jumps at the seam; "
+        + (repeats ? "--set repeat=true plays it over and over, or " : "")
+        + "--transition \(first):\(last) makes a clip to play between their loops")
+    return notes
   }
 
   /// The error for `-n/--no-overwrite` when `path` exists.

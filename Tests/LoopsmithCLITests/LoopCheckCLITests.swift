@@ -289,6 +289,29 @@ import _TestSupport
     #expect(!voice.stderr.contains("repeat=true"), "the voice orb has no repeat: \(voice.stderr)")
   }
 
+  /// A sequence longer than the loop is cut: the steps that would start after the last frame are
+  /// named, and the jump note names the weather the last frame really shows (today's main said
+  /// nothing of the cut and named the sequence's last step, which never showed, as the ending).
+  @Test func aSequenceTheLoopCutsNamesWhatNeverShows() throws {
+    let dir = TemporaryDirectory()
+    let tiny = ["--size", "16x16", "--scale", "0.05", "--fps", "2", "--duration", "12", "--quiet"]
+    func notes(_ sequence: String) throws -> [String] {
+      let r = try runLoopsmith(["render", "weather", "--set", "sequence=\(sequence)", "-o", dir.path("s.y4m")] + tiny)
+      #expect(r.status == 0, "\(r.stderr)")
+      return r.stderr.split(separator: "\n").filter { $0.hasPrefix("Note:") }.map(String.init)
+    }
+    // All thunderstorm for 12 s: no jump, and rain is cut.
+    #expect(
+      try notes("thunderstorm:20,rain:20") == [
+        "Note: the sequence is cut by the 12 s loop: rain (from 20 s) never shows; a --duration past 20 s shows it, or shorten the steps before"
+      ])
+    let fog = try notes("rain:4,thunderstorm:4,fog:10,rain:3")
+    #expect(fog.count == 2 && fog[0].contains("rain (from 18 s) never shows"), "\(fog)")
+    #expect(fog.last?.contains("the loop ends on fog and starts again on rain") == true, "\(fog)")
+    // Back on rain by the last frame: nothing cut that matters, no jump.
+    #expect(try notes("rain:5,thunderstorm:5,rain:30") == [])
+  }
+
   /// A level track the tag names is read beside the video: moved without it, the file is judged
   /// on its own, with a note, instead of failing for a file it never needed to play.
   @Test func aTagWhoseLevelFileIsNotBesideTheVideoIsJudgedOnItsOwn() throws {
