@@ -154,6 +154,8 @@ extension RenderRequest {
     if !isStill, clip == nil {
       job.notices += Self.sequenceNotices(type: type, values: values, fps: fps, frameCount: frameCount)
     }
+    // A transition's family of presets shares one level, which the pairs of resting states ignore.
+    if clip == nil, let note = levelIgnoredNotice(type: type, values: values) { job.notices.append(note) }
     job.posters = try posterSettings(for: settings, width: width, height: height, fps: fps)
     // A poster in a format without alpha (JPEG) is named in the notice as an output is; the others
     // keep alpha as their output does.
@@ -194,6 +196,22 @@ extension RenderRequest {
         + (repeats ? "--set repeat=true plays it over and over, or " : "")
         + "--transition \(first):\(last) makes a clip to play between their loops")
     return notes
+  }
+
+  /// The voice orb follows a level only while it listens or speaks (docs/SWIFTUI-SEMANTICS.md, the
+  /// orb's energy): a level, a level file or a sound's level given to an orb that only rests or
+  /// thinks draws the same frames as none, which the user should hear of.
+  func levelIgnoredNotice(type: any Effect.Type, values: ParameterValues) -> String? {
+    guard type == VoiceOrb.self else { return nil }
+    let given = levels != nil ? "--levels" : audio != nil ? "--audio's level" : values.number("level") != 0 ? "the level" : nil
+    guard let given else { return nil }
+    let states = values.steps("sequence").map(\.value)
+    let used = states.isEmpty ? [values.choice("state")] : states
+    guard !used.contains(where: { $0 == VoiceOrbState.listening.rawValue || $0 == VoiceOrbState.speaking.rawValue })
+    else { return nil }
+    let named = Array(Set(used)).sorted().joined(separator: " and ")
+    return "\(given) changes nothing in state \(named): the orb follows a level only while it listens or speaks "
+      + "(--state listening or speaking)" + (audio != nil ? "; the sound is still in the file" : "")
   }
 
   /// The error for `-n/--no-overwrite` when `path` exists.

@@ -161,4 +161,32 @@ import _TestSupport
     #expect(r.stderr.hasPrefix("Error: ") && r.stderr.count < 400, "\(place): \(r.stderr.prefix(300))")
     #expect(r.stderr.contains("qqqqq…(") && r.stderr.contains("characters)"), "\(place): \(r.stderr.prefix(300))")
   }
+
+  /// The orb follows a level only while it listens or speaks: given one while it rests or thinks,
+  /// `render` says the level changes nothing (today's main said nothing), and the frames are indeed
+  /// those of no level; while it speaks, no such note and the frames differ.
+  @Test func aLevelTheStateIgnoresIsNamed() throws {
+    let dir = TemporaryDirectory("own-words-ignored-level")
+    try "time,level\n0,0.1\n0.5,0.9\n1,0.2\n".write(toFile: dir.path("l.csv"), atomically: true, encoding: .utf8)
+    try Self.manyChannelWAV(2).write(to: dir.url.appendingPathComponent("s.wav"))
+    let tiny = ["--size", "32x32", "--fps", "4", "--duration", "1", "--background", "black"]
+    func render(_ extra: [String], _ output: String) throws -> String {
+      let r = try runLoopsmith(["render", "voice-orb"] + extra + tiny + ["-o", output], in: dir.url)
+      #expect(r.status == 0, "\(extra): \(r.stderr)")
+      return r.stderr
+    }
+    let ignoring = "changes nothing in state"
+    #expect(try render(["--state", "idle", "--levels", "l.csv"], "idle-levels.y4m").contains("Note: --levels \(ignoring) idle: the orb follows a level only while it listens or speaks"))
+    #expect(try render(["--state", "thinking", "--audio", "s.wav"], "thinking-audio.mp4").contains("Note: --audio's level \(ignoring) thinking"))
+    #expect(try render(["--set", "sequence=idle:0.5,thinking:0.5", "--level", "0.7"], "seq.y4m").contains("Note: the level \(ignoring) idle and thinking"))
+    _ = try render(["--state", "idle"], "idle.y4m")
+    let speaking = try render(["--state", "speaking", "--levels", "l.csv"], "speaking-levels.y4m")
+    #expect(!speaking.contains(ignoring), "\(speaking)")
+    _ = try render(["--state", "speaking"], "speaking.y4m")
+    let bytes = try ["idle-levels", "idle", "speaking-levels", "speaking"].map {
+      try Data(contentsOf: dir.url.appendingPathComponent("\($0).y4m"))
+    }
+    #expect(bytes[0] == bytes[1], "the idle orb ignores the level")
+    #expect(bytes[2] != bytes[3], "the speaking orb follows it")
+  }
 }
