@@ -1,5 +1,7 @@
+import Foundation
 import Effects
 import Loopsmith
+import Video
 
 /// One command-line option: its names, whether it takes a value, and its help.
 struct OptionSpec {
@@ -110,6 +112,13 @@ struct ParsedArguments {
           if !Self.isOption(next), extensions.contains(where: { next.hasSuffix($0) }) {
             value = args[i]
             i += 1
+          } else if !Self.isOption(next), case let ext = (next as NSString).pathExtension, !ext.isEmpty, ext != "json" {
+            // `--poster p.gif` is a poster in a format a still cannot be, not a second preset
+            // (a preset ends in .json, an effect's name has no extension).
+            let animated = OutputFormat.extensions.contains(ext) ? " (an animated .\(ext) is -o \(args[i]))" : ""
+            throw InputError(
+              "\(typedName): '\(args[i])' is not a still's path; expected one ending in "
+                + extensions.joined(separator: ", ") + animated)
           } else {
             value = ""
           }

@@ -189,4 +189,24 @@ import _TestSupport
     #expect(bytes[0] == bytes[1], "the idle orb ignores the level")
     #expect(bytes[2] != bytes[3], "the speaking orb follows it")
   }
+
+  /// `--poster p.gif` names the poster's formats (today's main said "render takes one effect or
+  /// preset; got 2: color-orbs p.gif"); a preset after a bare --poster is still a preset.
+  @Test func aPosterInAnotherFormatIsNamedAsThePoster() throws {
+    let dir = TemporaryDirectory("own-words-poster")
+    let tiny = ["--size", "32x56", "--fps", "2", "--duration", "1", "-o", "c.mp4"]
+    let gif = try runLoopsmith(["render", "color-orbs"] + tiny + ["--poster", "p.gif"], in: dir.url)
+    #expect(gif.status == 2)
+    #expect(
+      gif.stderr
+        == "Error: --poster: 'p.gif' is not a still's path; expected one ending in .png, .jpg, .jpeg, .webp (an animated .gif is -o p.gif)\n")
+    let text = try runLoopsmith(["render", "color-orbs"] + tiny + ["--poster", "p.txt"], in: dir.url)
+    #expect(text.status == 2 && text.stderr.contains("'p.txt' is not a still's path"), "\(text.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir.path("c.mp4")))
+    try #"{"version":1,"effect":"color-orbs","outputs":["o.mp4"]}"#.write(
+      toFile: dir.path("o.json"), atomically: true, encoding: .utf8)
+    let preset = try runLoopsmith(["render", "--poster", "o.json", "--size", "32x56", "--fps", "2", "--duration", "1", "--quiet"], in: dir.url)
+    #expect(preset.status == 0, "\(preset.stderr)")
+    #expect(FileManager.default.fileExists(atPath: dir.path("renders/o.png")))
+  }
 }
