@@ -575,15 +575,23 @@ public enum SegmentJoin {
 
   private static func joinY4M(_ files: [InputFile], into output: String) throws -> JoinedFile {
     struct Part {
-      var file: InputFile; var header: String; var headerBytes: Int; var segment: FrameSegment; var frameBytes: Int;
+      var file: InputFile; var header: String; var headerBytes: Int; var segment: FrameSegment
+      /// The segment's frame line ("FRAME XLOOPSMITHTAG=...\n"), the same before every picture.
+      var frameLine: Data; var pictureBytes: Int
       var fps: Int
       var path: String { file.path }
+      var tag: Substring? {
+        String(decoding: frameLine, as: UTF8.self).split(separator: " ").first {
+          $0.hasPrefix(FrameSegment.y4mTagKey)
+        }.map { $0.dropFirst(FrameSegment.y4mTagKey.count).prefix(16) }
+      }
     }
     var parts: [Part] = []
     for file in files {
       let path = file.path
       let handle = FileHandle(fileDescriptor: file.descriptor, closeOnDealloc: false)
-      let start = (try? handle.read(upToCount: 1024)) ?? Data()
+      // The stream header (at most 96 bytes, as libav reads it) and the first frame's line (80).
+      let start = (try? handle.read(upToCount: 256)) ?? Data()
       guard start.starts(with: Array("YUV4MPEG2 ".utf8)), let newline = start.firstIndex(of: 0x0A) else {
         throw VideoError.invalidSettings("\(path): not a Y4M file; expected a segment from loopsmith render --frames")
       }
@@ -606,24 +614,36 @@ public enum SegmentJoin {
           "\(path): header '\(words.joined(separator: " "))' names no size and samples loopsmith writes; expected a segment from loopsmith render --frames (W, H up to 32768 and C420jpeg or C420p10)"
         )
       }
+      let rest = start[(newline + 1)...]
+      guard rest.starts(with: Array("FRAME".utf8)), let lineEnd = rest.prefix(80).firstIndex(of: 0x0A) else {
+        throw VideoError.invalidSettings("\(path): its first frame does not start with a FRAME line")
+      }
+      let frameLine = Data(rest[...lineEnd])
       let size = Int(file.size)
       let body = size - headerBytes
-      // Every frame is "FRAME\n" and one picture of the header's size: a frame of another size
-      // (a segment changing size mid-stream) cannot add up.
-      guard body == segment.count * (6 + pictureBytes) else {
+      // Every frame is its frame line and one picture of the header's size: a frame of another
+      // size (a segment changing size mid-stream) cannot add up.
+      guard body == segment.count * (frameLine.count + pictureBytes) else {
         throw VideoError.invalidSettings(
-          "\(path): holds \(body) bytes of frames, not \(segment.count) frames of \(6 + pictureBytes) bytes (its header's size); its tag says \(segment)"
+          "\(path): holds \(body) bytes of frames, not \(segment.count) frames of \(frameLine.count + pictureBytes) bytes (its header's size); its tag says \(segment)"
         )
       }
       parts.append(
         Part(
           file: file, header: words.joined(separator: " "), headerBytes: headerBytes, segment: segment,
-          frameBytes: body / segment.count, fps: fps))
+          frameLine: frameLine, pictureBytes: pictureBytes, fps: fps))
     }
     let first = parts[0]
-    for p in parts.dropFirst() where p.header != first.header || p.frameBytes != first.frameBytes {
+    for p in parts.dropFirst() where p.header != first.header {
       throw VideoError.invalidSettings(
         "\(p.path): header '\(p.header)' does not match \(first.path)'s '\(first.header)'; expected segments of one render"
+      )
+    }
+    // The preset tag's hash: the whole tag does not fit a Y4M header, so the keys that differ
+    // cannot be named as for a container.
+    for p in parts.dropFirst() where p.tag != first.tag {
+      throw VideoError.invalidSettings(
+        "\(p.path): from another render than \(first.path) (their preset tags differ: \(p.tag.map(String.init) ?? "none") against \(first.tag.map(String.init) ?? "none")); expected segments of one render"
       )
     }
     try checkOrder(parts.map { ($0.path, $0.segment) })
@@ -636,12 +656,15 @@ public enum SegmentJoin {
       for p in parts {
         let input = FileHandle(fileDescriptor: p.file.descriptor, closeOnDealloc: false)
         try input.seek(toOffset: UInt64(p.headerBytes))
+        let frameBytes = p.frameLine.count + p.pictureBytes
         for i in 0..<p.segment.count {
-          let frame = try input.read(upToCount: p.frameBytes) ?? Data()
-          guard frame.count == p.frameBytes, frame.starts(with: Array("FRAME".utf8)) else {
-            throw VideoError.invalidSettings("\(p.path): frame \(i) is not a Y4M frame of \(p.frameBytes) bytes")
+          let frame = try input.read(upToCount: frameBytes) ?? Data()
+          guard frame.count == frameBytes, frame.starts(with: p.frameLine) else {
+            throw VideoError.invalidSettings("\(p.path): frame \(i) is not a Y4M frame of \(frameBytes) bytes")
           }
-          try out.write(contentsOf: frame)
+          // The joined file is a whole loop: its frames are plain, as a whole render's.
+          try out.write(contentsOf: Data("FRAME\n".utf8))
+          try out.write(contentsOf: frame.dropFirst(p.frameLine.count))
         }
       }
       try out.synchronize()

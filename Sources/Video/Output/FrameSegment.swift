@@ -27,6 +27,20 @@ public struct FrameSegment: Sendable, Equatable, CustomStringConvertible {
   /// The Y4M header parameter: `XLOOPSMITH=30:60:90`.
   var y4mParameter: String { "XLOOPSMITH=\(first):\(end):\(total)" }
 
+  /// The frame parameter a Y4M segment's every frame carries: the 64-bit FNV-1a hash of the
+  /// whole loop's preset tag, in hex (`FRAME XLOOPSMITHTAG=0123456789abcdef`), so `join` can tell
+  /// segments of two renders apart. The tag itself does not fit: libav reads a Y4M stream header
+  /// of at most 96 bytes and a frame header of at most 80 (docs/ENCODING.md, Segments).
+  static func y4mFrameLine(presetTag: String?) -> String {
+    guard let presetTag else { return "FRAME\n" }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in presetTag.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    let hex = String(hash, radix: 16)
+    return "FRAME \(y4mTagKey)\(String(repeating: "0", count: 16 - hex.count))\(hex)\n"
+  }
+
+  static let y4mTagKey = "XLOOPSMITHTAG="
+
   /// The container's comment: the tag, and the whole loop's preset tag on the next line when given.
   func comment(presetTag: String?) -> String { presetTag.map { tag + "\n" + $0 } ?? tag }
 

@@ -15,14 +15,29 @@ final class Y4MWriter {
     // C420jpeg: chroma sited in the centre of each 2x2 block, where FrameConverter puts it and
     // libav's demuxer reads it (AVCHROMA_LOC_CENTER; docs/ENCODING.md, Chroma siting). Y4M has no
     // siting for 10 bits.
-    let colour = settings.bitDepth == 10 ? "C420p10 XYSCSS=420P10" : "C420jpeg XYSCSS=420JPEG"
+    // libav reads at most 96 bytes of header line (newline included): a segment's at 1080x1920
+    // was 100 and no libav program could open it. So no XYSCSS (mjpegtools' spelling of what C
+    // says) and no A1:1 (square pixels are what a missing aspect means): 8192x4320 at 240 fps
+    // with six-digit frame numbers is 92.
+    let colour = settings.bitDepth == 10 ? "C420p10" : "C420jpeg"
     let header =
-      "YUV4MPEG2 W\(settings.width) H\(settings.height) F\(settings.fps):1 Ip A1:1 \(colour) XCOLORRANGE=LIMITED\(settings.segment.map { " " + $0.y4mParameter } ?? "")\n"
+      "YUV4MPEG2 W\(settings.width) H\(settings.height) F\(settings.fps):1 Ip \(colour) XCOLORRANGE=LIMITED\(settings.segment.map { " " + $0.y4mParameter } ?? "")\n"
+    guard header.utf8.count <= Self.maximumHeaderBytes else {
+      throw VideoError.invalidSettings(
+        "\(path): its Y4M header would be \(header.utf8.count) bytes, more than the \(Self.maximumHeaderBytes) libav reads")
+    }
+    frameLine = Array(
+      (settings.segment == nil ? "FRAME\n" : FrameSegment.y4mFrameLine(presetTag: settings.comment)).utf8)
     try write(Array(header.utf8))
   }
 
+  /// The longest header line libav's demuxer reads (MAX_YUV4_HEADER), its newline included.
+  static let maximumHeaderBytes = 96
+  /// What starts every frame: a segment's carries its preset tag's hash.
+  private var frameLine: [UInt8] = []
+
   func encode(_ frame: ConvertedFrame) throws {
-    try write(Array("FRAME\n".utf8))
+    try write(frameLine)
     for plane in frame.planes {
       try write(UnsafeRawBufferPointer(start: plane.pointer, count: plane.bytesPerRow * plane.rows))
     }
