@@ -2,6 +2,7 @@
 #define LOOPSMITH_CLIBAV_SHIM_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,6 +24,19 @@
 #include <libavutil/audio_fifo.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
+
+// O_TMPFILE is a macro Swift does not import (glibc defines it from __O_TMPFILE, only under
+// _GNU_SOURCE); the C compiler spells it for this architecture. 0 where neither is defined: the
+// caller then creates its temporary by name.
+static inline int clibav_o_tmpfile(void) {
+#if defined(O_TMPFILE)
+  return O_TMPFILE;
+#elif defined(__O_TMPFILE)
+  return __O_TMPFILE;
+#else
+  return 0;
+#endif
+}
 
 // SVT-AV1 1.4, run by root, puts the thread that opens it and every thread it starts on SCHED_FIFO
 // at priority 99 (sched_setscheduler; it goes on when that fails). A real-time thread is never

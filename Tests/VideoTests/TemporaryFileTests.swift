@@ -1,3 +1,4 @@
+import CLibAV
 import Foundation
 import Raster
 import Testing
@@ -60,6 +61,18 @@ import _TestSupport
     #expect(!FileManager.default.fileExists(atPath: folder.path("x.mp4")))
     temporary.discard()
     #expect(fileBytes(temporary.path) == Data("theirs".utf8))
+  }
+
+  /// The nameless create needs O_TMPFILE, which only C can spell: the shim gives glibc's value
+  /// (`__O_TMPFILE`, which includes O_DIRECTORY), not 0, and a temporary made with it is a file.
+  @Test func oTmpfileComesFromTheCHeaders() throws {
+    #expect(clibav_o_tmpfile() == 0o20_000_000 | O_DIRECTORY)
+    let dir = TemporaryDirectory("o-tmpfile")
+    let fd = TemporaryFile.create(dir.path("t"))
+    #expect(fd >= 0)
+    defer { close(fd) }
+    var info = stat()
+    #expect(lstat(dir.path("t"), &info) == 0 && info.st_mode & S_IFMT == S_IFREG)
   }
 
   @Test func anOutputNameHoldingANULIsRefused() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import CLibAV
 
 /// A hidden temporary file beside the destination, renamed onto it only when complete.
 ///
@@ -133,7 +134,8 @@ package enum TemporaryFile {
   /// with `O_EXCL` and locked at once.
   package static func create(_ path: String, access: Int32 = O_RDWR) -> Int32 {
     let folder = (path as NSString).deletingLastPathComponent
-    let nameless = open(folder.isEmpty ? "." : folder, oTmpfile | access | O_CLOEXEC, 0o644)
+    let oTmpfile = clibav_o_tmpfile()
+    let nameless = oTmpfile == 0 ? -1 : open(folder.isEmpty ? "." : folder, oTmpfile | access | O_CLOEXEC, 0o644)
     if nameless >= 0 {
       if flock(nameless, LOCK_EX) == 0, linkat(AT_FDCWD, "/proc/self/fd/\(nameless)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 {
         return nameless
@@ -150,10 +152,6 @@ package enum TemporaryFile {
     while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
     return fd
   }
-
-  /// Glibc's `O_TMPFILE`, a macro Swift does not import: `__O_TMPFILE` (0o20000000 on every Linux
-  /// architecture but alpha, parisc and sparc) with `O_DIRECTORY`.
-  private static let oTmpfile: Int32 = 0o20_000_000 | O_DIRECTORY
 
   /// Removes the temporary at `path` when no process holds its lock: opened without following a
   /// link or blocking on a FIFO, a regular file, lockable at once, and still the file at `path`.
