@@ -18,7 +18,8 @@ import _TestSupport
     let out = dir.path("orb.webm")
     let r = try runLoopsmith(
       [
-        "render", "voice-orb", "--audio", sound, "-o", out, "--size", "32x32", "--scale", "0.1", "--fps", "30",
+        "render", "voice-orb", "--state", "speaking", "--audio", sound, "-o", out, "--size", "32x32", "--scale", "0.1",
+        "--fps", "30",
         "--duration", "1", "--max-speed-change", "1", "--progress", "none",
       ] + extra)
     return (r, out)

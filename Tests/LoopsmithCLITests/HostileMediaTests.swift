@@ -208,7 +208,10 @@ import _TestSupport
 /// Writes a WebM whose video is `parts`' VP9 packets (each file's packets in its range, in
 /// order), under the first file's stream header: a stream whose pictures change size where a
 /// part of another size starts. Test-only remuxing through libav.
-func remuxVP9(_ parts: [(path: String, packets: Range<Int>)], header: String, into output: String) throws {
+/// With `tags`, the header file's container tags too (a segment's frame range and preset tag).
+func remuxVP9(
+  _ parts: [(path: String, packets: Range<Int>)], header: String, into output: String, tags: Bool = false
+) throws {
   struct Failure: Error, CustomStringConvertible { var description: String }
   var out: UnsafeMutablePointer<AVFormatContext>? = nil
   guard avformat_alloc_output_context2(&out, nil, "webm", output) >= 0, let out else {
@@ -238,6 +241,7 @@ func remuxVP9(_ parts: [(path: String, packets: Range<Int>)], header: String, in
         avformat_find_stream_info(hc, nil) >= 0, let declared = hc.pointee.streams[0]
       else { throw Failure(description: "cannot open \(header)") }
       avcodec_parameters_copy(s.pointee.codecpar, declared.pointee.codecpar)
+      if tags { av_dict_copy(&out.pointee.metadata, hc.pointee.metadata, 0) }
       avformat_close_input(&headerInput)
       s.pointee.codecpar.pointee.codec_tag = 0
       s.pointee.time_base = source.pointee.time_base

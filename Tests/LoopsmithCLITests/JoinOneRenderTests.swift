@@ -132,4 +132,30 @@ import _TestSupport
     #expect(check.stdout.contains("rawvideo  yuv420p 1080x1920 4/1 fps"), "\(check.stdout)\(check.stderr)")
     #expect(check.stdout.contains("frames 2,"), "\(check.stdout)")
   }
+
+  /// A real WebM segment whose VP9 pictures change size mid-stream, under its own tags and stream
+  /// header (the same render's, so every tag and parameter agrees): `join` decodes every packet it
+  /// copies and refuses the frame of another size, writing nothing.
+  @Test func aSegmentWhosePicturesChangeSizeMidStreamIsRefused() throws {
+    let dir = TemporaryDirectory("loopsmith-join-one")
+    let quick = ["--fps", "4", "--duration", "2", "--quiet"]
+    for (name, size, frames) in [("a", "32x56", "0:4"), ("b", "32x56", "4:8"), ("c", "48x64", "4:8")] {
+      let r = try runLoopsmith(
+        ["render", "color-orbs", "--size", size, "--frames", frames, "-o", dir.path(name + ".webm")] + quick)
+      #expect(r.status == 0, "\(r.stderr)")
+    }
+    try remuxVP9(
+      [(dir.path("b.webm"), 0..<2), (dir.path("c.webm"), 0..<2)], header: dir.path("b.webm"),
+      into: dir.path("spliced.webm"), tags: true)
+    let out = dir.path("j.webm")
+    let whole = try runLoopsmith(["join", dir.path("a.webm"), dir.path("b.webm"), "-o", out])
+    #expect(whole.status == 0, "the unspliced segments join: \(whole.stderr)")
+    try? FileManager.default.removeItem(atPath: out)
+    let r = try runLoopsmith(["join", dir.path("a.webm"), dir.path("spliced.webm"), "-o", out])
+    #expect(r.status == 2)
+    #expect(
+      r.stderr.hasPrefix("Error: \(dir.path("spliced.webm")): frame 2 decodes to 48x64")
+        && r.stderr.hasSuffix("expected one frame size throughout, as render --frames writes\n"), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
 }
