@@ -133,7 +133,7 @@ final class AudioEncoder {
     throws
   {
     guard let extradata = parameters.pointee.extradata, parameters.pointee.extradata_size >= 19,
-      samples <= Int(UInt16.max)
+      (0..<8).map({ extradata[$0] }) == Array("OpusHead".utf8), samples <= Int(UInt16.max)
     else {
       throw VideoError.libav(
         function: "avcodec_open2", code: clibav_error(EINVAL), message: "libopus wrote no OpusHead", path: path)
