@@ -122,20 +122,22 @@ public struct LoopCheck: Sendable {
     var first: LocalChange.Planes?
     var sourcePlanes = planes, sourcePrevious = planes
     var sourceFirst: LocalChange.Planes?
-    var steps: [Double] = []
-    var sourceSteps: [Double] = []
+    // Each step's largest block change per plane (LocalChange.largestBlockChange), the file's and
+    // the source's; a step is the largest over the planes judged (`judgedPlanes`).
+    var stepPlanes: [[Double]] = []
+    var sourceStepPlanes: [[Double]] = []
     var count = 0
     // The reader hands out frames of the stream's declared size only (VideoReader.nextFrame).
     while let image = try reader.nextFrame() {
       LocalChange.fill(&planes, from: image)
-      if count > 0 { steps.append(LocalChange.step(previous, planes)) }
+      if count > 0 { stepPlanes.append(LocalChange.largestBlockChange(previous, planes)) }
       if first == nil { first = planes }
       swap(&planes, &previous)
       if let source, count < source.frameCount {
         // Over the background the converter used, where the file has no alpha.
         LocalChange.fill(
           &sourcePlanes, from: source.frame(count), background: source.keepAlpha ? .zero : source.background)
-        if count > 0 { sourceSteps.append(LocalChange.step(sourcePrevious, sourcePlanes)) }
+        if count > 0 { sourceStepPlanes.append(LocalChange.largestBlockChange(sourcePrevious, sourcePlanes)) }
         if sourceFirst == nil { sourceFirst = sourcePlanes }
         swap(&sourcePlanes, &sourcePrevious)
       }
@@ -145,7 +147,13 @@ public struct LoopCheck: Sendable {
       throw RenderFailure("\(path): no frames could be decoded")
     }
 
-    var judged = steps
+    // A palette file's chroma carries its dither (docs/ENCODING.md, Judging a loop): its steps
+    // are luma's (and alpha's), and each chroma plane is judged against its own steps below.
+    let dithered = Self.dithered(info)
+    let names = planes.names
+    let judgedPlanes = names.indices.filter { !dithered || !Self.isChroma(names[$0]) }
+    func judgedStep(_ perPlane: [Double]) -> Double { judgedPlanes.map { perPlane[$0] }.max() ?? 0 }
+    var judgedPlaneSteps = stepPlanes
     var nextInfo: StreamInfo?
     if let next, let other {
       nextInfo = other.info
@@ -160,25 +168,41 @@ public struct LoopCheck: Sendable {
       // The step out of the splice's far side stands where frame 0's would.
       if let g = try other.nextFrame() {
         LocalChange.fill(&b, from: g)
-        judged = [LocalChange.step(a, b)] + steps
+        judgedPlaneSteps = [LocalChange.largestBlockChange(a, b)] + stepPlanes
       }
-      judged.append(LocalChange.step(previous, a))
-      steps.append(judged.last ?? 0)
+      let splice = LocalChange.largestBlockChange(previous, a)
+      judgedPlaneSteps.append(splice)
+      stepPlanes.append(splice)
     } else {
-      steps.append(LocalChange.step(previous, firstPlanes))
-      judged = steps
+      stepPlanes.append(LocalChange.largestBlockChange(previous, firstPlanes))
+      judgedPlaneSteps = stepPlanes
     }
+    let steps = stepPlanes.map(judgedStep)
+    let judged = judgedPlaneSteps.map(judgedStep)
     // The source's steps, its seam included, when it was drawn beside every frame of the file.
     var compared: [Double]?
-    if source != nil, next == nil, let sourceFirst, sourceSteps.count == steps.count - 1 {
-      sourceSteps.append(LocalChange.step(sourcePrevious, sourceFirst))
-      compared = sourceSteps
+    if source != nil, next == nil, let sourceFirst, sourceStepPlanes.count == stepPlanes.count - 1 {
+      sourceStepPlanes.append(LocalChange.largestBlockChange(sourcePrevious, sourceFirst))
+      compared = sourceStepPlanes.map(judgedStep)
     }
     // A transition clip ends just before another loop's frame 0: its own first frame does not follow its last.
     let loops = next != nil || transition == nil
     let judgement = SeamJudgement.judge(steps: judged, checkStall: next == nil && loops, source: compared)
     if loops, let failure = judgement.failure { failures.append(failure) }
     if let note = judgement.note { notes.append(note) }
+    if dithered, loops {
+      var seams: [String] = []
+      for p in names.indices where Self.isChroma(names[p]) {
+        let own = SeamJudgement.judge(steps: judgedPlaneSteps.map { $0[p] }, checkStall: false)
+        seams.append(names[p] + String(format: " %.2f against %.2f", own.seam, own.threshold))
+        if let failure = own.failure {
+          failures.append("\(names[p]), judged against the file's own \(names[p]) steps (its dither): \(failure)")
+        }
+      }
+      notes.append(
+        "a palette's dither moves the chroma from frame to frame: the steps are luma's\(names.contains("alpha") ? " and alpha's" : ""), and the \(next == nil ? "seam" : "splice")'s chroma is judged against the file's own chroma steps ("
+          + seams.joined(separator: ", ") + ")")
+    }
     if !loops, let transition {
       let pair = transition.split(separator: ":").map(String.init)
       notes.append(
@@ -237,6 +261,15 @@ public struct LoopCheck: Sendable {
       path: path, info: info, frames: count, steps: steps, judgement: judgement, against: comparison, audio: audio,
       failures: failures, notes: notes, transition: loops ? nil : transition)
   }
+
+  /// Whether a file's pictures are palette indices (GIF, or a PNG of `pal8`), whose dither moves
+  /// the chroma of a block from frame to frame by more than its luma.
+  static func dithered(_ info: StreamInfo) -> Bool {
+    info.codecName == "gif" || info.pixelFormatName == "pal8"
+  }
+
+  /// Whether a plane of `LocalChange.Planes` is chroma (Cb or Cr, over a background or not).
+  static func isChroma(_ name: String) -> Bool { name.hasPrefix("Cb") || name.hasPrefix("Cr") }
 
   /// The steps of the file's own motion: all of them for a loop (the seam last), all but the last
   /// for a transition clip, whose last frame leads into another loop.

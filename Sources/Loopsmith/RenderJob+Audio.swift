@@ -9,7 +9,8 @@ extension RenderRequest {
   }
 
   /// The notice for a sound fitted to the loop, or none when it already lasts the loop; refuses a
-  /// longer sound with `--audio-fit pad` (docs/ENCODING.md, Audio that loops).
+  /// longer sound with `--audio-fit pad`, and one too short to repeat with `loop`
+  /// (docs/ENCODING.md, Audio that loops).
   func audioNotices(_ outputs: [OutputSettings], fps: Int, frameCount: Int) throws -> [String] {
     guard let track = outputs.lazy.compactMap(\.audio).first else { return [] }
     let loop = Double(AudioFit.loopSamples(frameCount: frameCount, fps: fps, rate: 48000)) / 48000
@@ -23,6 +24,11 @@ extension RenderRequest {
     if track.fit == .pad && sound > loop + 0.5 / 48000 {
       throw InputError(
         "--audio: \(track.path) is longer than the \(AudioFit.seconds(loop)) s loop, and --audio-fit pad never cuts; expected --audio-fit cut or loop, or a --duration as long as the sound"
+      )
+    }
+    if track.fit == .loop && sound < loop - 0.5 / 48000 && sound < AudioFit.shortestRepeated {
+      throw InputError(
+        "--audio: \(track.path) lasts \(AudioFit.seconds(sound)) s, too short to repeat with 50 ms crossfades; expected a sound of at least \(AudioFit.seconds(AudioFit.shortestRepeated)) s, or --audio-fit pad to play it once a loop"
       )
     }
     return track.fit.notice(name: track.path, soundSeconds: sound, loopSeconds: loop).map { [$0] } ?? []

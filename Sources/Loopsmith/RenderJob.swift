@@ -669,7 +669,10 @@ extension RenderRequest {
     do {
       let envelope = try AudioLevels.envelope(
         path: path, fps: fps, frameCount: frameCount, fit: try checkedAudioFit())
-      return LevelTrack(envelope: envelope, rate: Double(fps))
+      // The sound loops with the file: before frame 0 plays the loop's end, and the orb's spring
+      // remembers it (docs/ENCODING.md, Audio that loops).
+      return LevelTrack(
+        loopingEnvelope: envelope, rate: Double(fps), history: VoiceOrbAnimation.memory + 1 / Double(fps))
     } catch let e as VideoError {
       if case .interrupted = e { throw e }  // a stop signal while reading, not the sound's fault
       throw InputError("--audio: \(e)")

@@ -136,7 +136,7 @@ public struct RenderSetting: Sendable {
     "audio-fit", key: "audioFit", .choice(AudioFit.allCases.map(\.rawValue)), .text(\.audioFit),
     placeholder: "loop|cut|pad", default: AudioFit.defaultValue.rawValue,
     help:
-      "How --audio becomes exactly the loop's length: cut a longer sound, crossfading the 50 ms after the cut into its start so the seam does not click, and pad a shorter one with silence (cut); repeat a shorter one, crossfaded (loop); or keep it as it is, padded, refusing a longer one (pad)."
+      "How --audio becomes exactly the loop's length: repeat a shorter sound, each repeat crossfaded, so the sound and the orb run on across the seam, and cut a longer one, crossfading the 50 ms after the cut into its start so the seam does not click (loop); cut a longer one the same way and pad a shorter one with silence (cut); or keep it as it is, padded, refusing a longer one (pad)."
   )
   static let levels = RenderSetting(
     "levels", key: "levels", .text, .text(\.levels), placeholder: "file", isFile: true,

@@ -80,6 +80,27 @@ func voiceScaleSwellsFrom86Percent(energy: Double, scale: Double) {
   #expect(a.energy(at: 1.2) == e)
 }
 
+/// A sound's envelope that loops brings the orb into frame 0 as it came into the loop's last
+/// frame: the same energy as three repeats of the sound played one after another, where the plain
+/// envelope starts frame 0 settled on its first level.
+@Test func aLoopingEnvelopeSpringsIntoFrameZeroFromTheLoopsEnd() {
+  // 2 s at 30 levels a second, loud at the end and quiet at the start: a voice rising into the seam.
+  let envelope = (0..<60).map { Double($0) / 59 }
+  let looping = LevelTrack(loopingEnvelope: envelope, rate: 30, history: VoiceOrbAnimation.memory + 1.0 / 30)
+  #expect(looping.times.first.map { $0 <= -VoiceOrbAnimation.memory } == true, "\(looping.times.first ?? 0)")
+  #expect(looping.level(at: -1.0 / 30) == 1 && looping.level(at: 0) == 0 && looping.level(at: -2) == 0)
+  let played = LevelTrack(envelope: envelope + envelope + envelope, rate: 30)
+  let loop = VoiceOrbAnimation(state: .listening, levels: looping)
+  let playedOn = VoiceOrbAnimation(state: .listening, levels: played)
+  let plain = VoiceOrbAnimation(state: .listening, levels: LevelTrack(envelope: envelope, rate: 30))
+  for frame in [0, 1, 5, 30] {
+    let t = Double(frame) / 30
+    #expect(abs(loop.energy(at: t) - playedOn.energy(at: t + 4)) < 1e-9, "frame \(frame)")
+  }
+  // The spring still carries the loud end into frame 0, which the plain track forgets.
+  #expect(loop.energy(at: 0) > 0.9 && plain.energy(at: 0) == 0.25, "\(loop.energy(at: 0)) \(plain.energy(at: 0))")
+}
+
 @Test func levelTracksInterpolateAndHoldTheirEnds() throws {
   let track = LevelTrack(times: [2, 0, 1, .nan], levels: [1, 0, 0.5, 0.3])
   #expect(track.times == [0, 1, 2])

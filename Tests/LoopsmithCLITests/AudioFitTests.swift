@@ -57,11 +57,11 @@ import _TestSupport
     #expect(abs(x[4800]) > 0.2 || abs(x[4810]) > 0.2)
   }
 
-  @Test func aShorterSoundIsPaddedWithSilence() throws {
+  @Test func cutPadsAShorterSoundWithSilence() throws {
     let dir = TemporaryDirectory()
     let wav = dir.path("short.wav")
     try Self.tone(wav, seconds: 0.4, frequency: 440)
-    let (r, out) = try Self.render(dir, sound: wav)
+    let (r, out) = try Self.render(dir, sound: wav, ["--audio-fit", "cut"])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(
       r.stderr
@@ -73,15 +73,17 @@ import _TestSupport
     #expect((24000..<48000).map { abs(x[$0]) }.max() ?? 1 < 0.01)  // silence after it
   }
 
-  @Test func loopRepeatsAShorterSound() throws {
+  /// The default repeats a shorter sound: no --audio-fit is needed for a seamless loop.
+  @Test(arguments: [[], ["--audio-fit", "loop"]])
+  func aShorterSoundRepeatsByDefault(extra: [String]) throws {
     let dir = TemporaryDirectory()
     let wav = dir.path("short.wav")
     try Self.tone(wav, seconds: 0.4, frequency: 440)
-    let (r, out) = try Self.render(dir, sound: wav, ["--audio-fit", "loop"])
+    let (r, out) = try Self.render(dir, sound: wav, extra)
     #expect(r.status == 0, "\(r.stderr)")
     #expect(
       r.stderr
-        == "Note: --audio: \(wav) lasts 0.4 s; repeated to fill the 1 s loop, each repeat crossfaded over 50 ms (--audio-fit)\n"
+        == "Note: --audio: \(wav) lasts 0.4 s; repeated to fill the 1 s loop, each repeat crossfaded over 50 ms (--audio-fit pad plays it once, then silence)\n"
     )
     let x = try Self.left(out)
     #expect(x.count == 48000)
@@ -89,6 +91,22 @@ import _TestSupport
     for start in stride(from: 0, to: 48000 - 480, by: 480) {
       #expect((start..<(start + 480)).map { abs(x[$0]) }.max() ?? 0 > 0.3, "quiet at sample \(start)")
     }
+  }
+
+  /// A sound shorter than two crossfades would be all joins: refused, naming what works.
+  @Test func aSoundTooShortToRepeatIsRefusedAndWritesNothing() throws {
+    let dir = TemporaryDirectory()
+    let wav = dir.path("blip.wav")
+    try Self.tone(wav, seconds: 0.06, frequency: 440)
+    let (r, out) = try Self.render(dir, sound: wav)
+    #expect(r.status == 2)
+    #expect(
+      r.stderr
+        == "Error: --audio: \(wav) lasts 0.06 s, too short to repeat with 50 ms crossfades; expected a sound of at least 0.1 s, or --audio-fit pad to play it once a loop\n"
+    )
+    #expect(!FileManager.default.fileExists(atPath: out))
+    let (padded, _) = try Self.render(dir, sound: wav, ["--audio-fit", "pad"])
+    #expect(padded.status == 0, "\(padded.stderr)")
   }
 
   @Test func padRefusesALongerSoundAndWritesNothing() throws {

@@ -96,6 +96,61 @@ import _TestSupport
     }
   }
 
+  /// Decodes each file's sound with Web Audio at 48 kHz: its length in samples and the first
+  /// sample of the left channel above 0.1.
+  static let soundProbe = """
+    <!doctype html><html><body><pre id="report"></pre><script>
+    const out = {};
+    let done = false;
+    (async () => {
+      try {
+        const context = new AudioContext({sampleRate: 48000});
+        for (const url of ["orb.webm", "orb.mp4"]) {
+          const sound = await context.decodeAudioData(await (await fetch(url)).arrayBuffer());
+          const left = sound.getChannelData(0);
+          out[url] = {length: sound.length, rate: sound.sampleRate, onset: left.findIndex(x => Math.abs(x) > 0.1)};
+        }
+      } catch (e) { out.error = String(e); }
+      done = true;
+    })();
+    // Short ticks keep the page waiting in virtual time while the decoder works in real time.
+    const tick = () => done ? document.getElementById('report').textContent = JSON.stringify(out) : setTimeout(tick, 10);
+    tick();
+    </script></body></html>
+    """
+
+  /// Chromium decodes the sound of a 2 s loop to exactly 96000 samples in MP4 (AAC) and WebM
+  /// (Opus), the tone's onset where the source has it. Before the CodecDelay was a whole
+  /// millisecond, Chromium took Opus's 6.5 ms pre-skip as the 7 ms its first block's time says:
+  /// 95976 samples, the onset 23 samples early.
+  @Test func chromiumDecodesTheSoundToExactlyTheLoop() throws {
+    let dir = TemporaryDirectory("loopsmith-chromium")
+    let wav = dir.path("onset.wav")
+    try ExactDurationTests.onsetWAV(wav, seconds: 2)
+    let r = try runLoopsmith([
+      "render", "voice-orb", "--audio", wav, "-o", dir.path("orb.webm"), "-o", dir.path("orb.mp4"), "--size", "32x32",
+      "--scale", "0.1", "--fps", "30", "--duration", "2", "--max-speed-change", "1", "--background", "black", "--quiet",
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    try Self.soundProbe.write(toFile: dir.path("sound.html"), atomically: true, encoding: .utf8)
+    var report: [String: Any] = [:]
+    for attempt in 1...3 {
+      if let dom = try HeadlessChromium.dumpDOM(dir.path("sound.html"), budget: 600_000) {
+        report = HeadlessChromium.result(dom, id: "report") as? [String: Any] ?? [:]
+      }
+      if report["orb.mp4"] != nil || report["error"] != nil { break }
+      if attempt == 3 { Issue.record("chromium did not finish the page: \(report)") }
+    }
+    #expect(report["error"] == nil, "\(report)")
+    for name in ["orb.webm", "orb.mp4"] {
+      let row = report[name] as? [String: Any]
+      #expect(row?["length"] as? Int == 96000, "\(name): \(String(describing: row))")
+      #expect(row?["rate"] as? Int == 48000, "\(name): \(String(describing: row))")
+      let onset = row?["onset"] as? Int ?? -1
+      #expect(abs(onset - ExactDurationTests.onset) <= 3, "\(name): \(String(describing: row))")
+    }
+  }
+
   /// The JSON the page wrote into `<pre id="report">`: empty when it wrote none, `timeout` when
   /// the browser did not finish in two minutes.
   static func run(page: String) throws -> [String: Any] {

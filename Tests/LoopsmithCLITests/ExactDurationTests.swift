@@ -50,11 +50,55 @@ import _TestSupport
     #expect(r.status == 0, "\(r.stderr)")
     let ebml = try MatroskaFacts(path: out)
     #expect(ebml.durationMilliseconds == 1000, "Segment Duration \(ebml.durationMilliseconds)")
-    #expect(ebml.codecDelay == 6_500_000)  // Opus pre-skip, 312 samples
+    // libopus's pre-skip (312 samples) and 24 of the loop's end before it: 7 ms, a whole
+    // millisecond of WebM's block times (AudioEncoder.preRoll).
+    #expect(ebml.codecDelay == 7_000_000)
     #expect(ebml.durationTags.allSatisfy { $0 == "00:00:01.000000000" }, "\(ebml.durationTags)")
     #expect(try decodedSampleFrames(out) == 48000)
     let info = try VideoReader(path: out).info
     #expect(info.formatDuration == 1.0)
+  }
+
+  /// AAC in MP4 and Opus in WebM decode to exactly the loop's samples, the first at t = 0 and
+  /// the sound's own onset where the source has it, after the container's trims: MP4's edit (media
+  /// time: AAC's 1024 priming and the pre-roll that makes the stream whole frames; duration: the
+  /// video's), WebM's CodecDelay (a whole millisecond) and DiscardPadding. Before, libav decoded
+  /// 96256 samples of AAC for a 2 s loop (the last frame whole: 5.3 ms past the video's end).
+  @Test(arguments: [1, 2])
+  func aacAndOpusDecodeToExactlyTheLoop(seconds: Int) throws {
+    let dir = TemporaryDirectory()
+    let wav = dir.path("onset.wav")
+    try Self.onsetWAV(wav, seconds: Double(seconds))
+    let (mp4, webm) = (dir.path("orb.mp4"), dir.path("orb.webm"))
+    let r = try runLoopsmith([
+      "render", "voice-orb", "--audio", wav, "-o", mp4, "-o", webm, "--size", "32x32", "--scale", "0.1", "--fps", "30",
+      "--duration", String(seconds), "--max-speed-change", "1", "--background", "black", "--progress", "none",
+    ])
+    #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+    for path in [mp4, webm] {
+      let sound = try decodedAudio(path)
+      #expect(abs(sound.samples - seconds * 48000) <= 2, "\(path): \(sound.samples) samples")
+      #expect(sound.firstTime == 0, "\(path): the first sample at \(sound.firstTime) s")
+      #expect(abs(sound.onset - Self.onset) <= 3, "\(path): the tone starts at sample \(sound.onset)")
+    }
+    let boxes = try MP4BoxList(path: mp4)
+    let audioEdit = try #require(boxes.edits.last?.first, "\(boxes.edits)")
+    #expect(boxes.edits.count == 2 && boxes.edits.last?.count == 1, "\(boxes.edits)")
+    // The movie's timescale is the video's (30000 at 30 fps): the edit lasts the loop.
+    #expect(audioEdit.duration == seconds * 30000, "\(audioEdit)")
+    #expect(audioEdit.mediaTime >= 1024 && (audioEdit.mediaTime + seconds * 48000) % 1024 == 0, "\(audioEdit)")
+    #expect(try MatroskaFacts(path: webm).codecDelay == 7_000_000)
+  }
+
+  /// The first sample of `onsetWAV`'s tone above 0.1 after decoding: the tone starts at 0.25 s
+  /// (sample 12000) at -6 dBFS, mixed to stereo 3 dB down, so it first passes 0.1 five samples in.
+  static let onset = 12005
+
+  /// `seconds` of mono 48 kHz: silence, then from 0.25 s a 440 Hz tone at half scale.
+  static func onsetWAV(_ path: String, seconds: Double) throws {
+    let samples =
+      [Int16](repeating: 0, count: 12000) + toneSamples(seconds: seconds - 0.25, frequency: 440, peak: 16384)
+    try wavBytes(samples: samples, rate: 48000).write(to: URL(fileURLWithPath: path))
   }
 
   @Test func webpFramesLastTheMillisecondGridToTheEnd() throws {
@@ -112,6 +156,8 @@ struct MP4BoxList {
   var ctts: (version: Int, offsets: [Int])?
   var movieDuration: Double?
   var mediaDuration: Double?
+  /// Each track's edit list (version 0 entries: duration in the movie's timescale, media time).
+  var edits: [[(duration: Int, mediaTime: Int)]] = []
 
   init(path: String) throws {
     let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -138,6 +184,11 @@ struct MP4BoxList {
             offsets += Array(repeating: value, count: count)
           }
           ctts = (version, offsets)
+        case "elst" where data[body] == 0:
+          edits.append(
+            (0..<u32(body + 4)).map { i in
+              (u32(body + 8 + 12 * i), Int(Int32(bitPattern: UInt32(u32(body + 12 + 12 * i)))))
+            })
         case "mvhd" where data[body] == 0:
           movieDuration = Double(u32(body + 16)) / Double(u32(body + 12))
         case "mdhd" where data[body] == 0 && mediaDuration == nil:
@@ -203,6 +254,60 @@ func decodedSampleFrames(_ path: String) throws -> Int {
     return true
   }
   return count
+}
+
+/// A file's audio as libav decodes it after the container's trims: the sample frames, the time
+/// of the first one in seconds, and the first sample frame whose left channel passes 0.1 (-1 for none).
+func decodedAudio(_ path: String) throws -> (samples: Int, firstTime: Double, onset: Int) {
+  var context: UnsafeMutablePointer<AVFormatContext>? = nil
+  guard avformat_open_input(&context, path, nil, nil) >= 0, let ic = context else {
+    throw VideoError.io("open \(path)")
+  }
+  defer { avformat_close_input(&context) }
+  guard avformat_find_stream_info(ic, nil) >= 0 else { throw VideoError.io("stream info \(path)") }
+  let index = av_find_best_stream(ic, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+  guard index >= 0, let stream = ic.pointee.streams[Int(index)],
+    let codec = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id)
+  else { throw VideoError.io("no audio in \(path)") }
+  var decoder = avcodec_alloc_context3(codec)
+  defer { avcodec_free_context(&decoder) }
+  avcodec_parameters_to_context(decoder, stream.pointee.codecpar)
+  decoder!.pointee.pkt_timebase = stream.pointee.time_base  // so skipped samples move the times
+  guard avcodec_open2(decoder, codec, nil) >= 0 else { throw VideoError.io("decoder for \(path)") }
+  var packet = av_packet_alloc(), frame = av_frame_alloc()
+  defer {
+    av_packet_free(&packet)
+    av_frame_free(&frame)
+  }
+  var first: Double?
+  var (samples, onset) = (0, -1)
+  func receive() {
+    while avcodec_receive_frame(decoder, frame) >= 0, let f = frame {
+      let tb = stream.pointee.time_base
+      if first == nil { first = Double(f.pointee.best_effort_timestamp) * Double(tb.num) / Double(tb.den) }
+      let count = Int(f.pointee.nb_samples)
+      let planar = av_sample_fmt_is_planar(AVSampleFormat(rawValue: f.pointee.format)) != 0
+      let step = planar ? 1 : Int(f.pointee.ch_layout.nb_channels)
+      if onset < 0, AVSampleFormat(rawValue: f.pointee.format) == (planar ? AV_SAMPLE_FMT_FLTP : AV_SAMPLE_FMT_FLT),
+        let data = f.pointee.extended_data[0]
+      {
+        let left = UnsafeRawPointer(data).assumingMemoryBound(to: Float.self)
+        if let i = (0..<count).first(where: { abs(left[$0 * step]) > 0.1 }) { onset = samples + i }
+      }
+      samples += count
+      av_frame_unref(f)
+    }
+  }
+  while av_read_frame(ic, packet) >= 0 {
+    if packet!.pointee.stream_index == index {
+      avcodec_send_packet(decoder, packet)
+      receive()
+    }
+    av_packet_unref(packet)
+  }
+  avcodec_send_packet(decoder, nil)
+  receive()
+  return (samples, first ?? .nan, onset)
 }
 
 /// The decoded audio of a file, interleaved, at its own rate.

@@ -40,6 +40,27 @@ import _TestSupport
     return job.frameCount
   }
 
+  /// Our own Color Orbs GIF passes `check --against` its source: its steps are luma's (and
+  /// alpha's), and the chroma its palette's dither moves is judged against its own chroma steps.
+  /// Judged on every plane alike, three steps of this file "jumped" (108->109 18.59 codes against
+  /// the source's 10.87: chroma dither), and a 540x960 render failed even the plain `check` at
+  /// its seam (Cb 6.17 codes against the source's 2.82).
+  @Test func ourOwnGIFPassesOnWhatAViewerSees() throws {
+    let dir = TemporaryDirectory()
+    let gif = dir.path("orbs.gif")
+    let flags = "color-orbs --size 128x224 --fps 10"
+    let made = try runLoopsmith(["render"] + flags.split(separator: " ").map(String.init) + ["-o", gif, "--quiet"])
+    #expect(made.status == 0, "\(made.stderr)")
+    let r = try runLoopsmith(["check", gif, "--against", flags, "--json"])
+    #expect(r.status == 0, "\(r.stdout)")
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    let row = try #require((json["files"] as? [[String: Any]])?.first)
+    let against = try #require(row["against"] as? [String: Any])
+    #expect((against["jumps"] as? [Any])?.isEmpty == true, "\(against["jumps"] ?? "")")
+    let notes = row["notes"] as? [String] ?? []
+    #expect(notes.contains { $0.hasPrefix("a palette's dither moves the chroma") && $0.contains("Cb over black") }, "\(notes)")
+  }
+
   @Test func aLoopCutInHalfFailsAtTheSeamAndAWholeOnePasses() throws {
     let dir = TemporaryDirectory()
     let (whole, half) = (dir.path("whole.mp4"), dir.path("half.mp4"))

@@ -49,6 +49,22 @@ public struct LevelTrack: Hashable, Sendable, Codable {
     self.init(times: envelope.indices.map { start + Double($0) / rate }, levels: envelope)
   }
 
+  /// The envelope of a sound that loops (sample i at `i / rate`, the loop `envelope.count / rate`
+  /// long), with at least `history` seconds before 0 read from the loop's end: what plays before
+  /// frame 0 when the file loops, so a spring that remembers earlier levels (the voice orb's)
+  /// comes into frame 0 as it came into the loop's last frame, not settled on the first level.
+  public init(loopingEnvelope envelope: [Double], rate: Double, history: Double) {
+    guard rate.isFinite, rate > 0, !envelope.isEmpty, history.isFinite, history > 0 else {
+      self.init(envelope: envelope, rate: rate)
+      return
+    }
+    let repeats = Int((history * rate / Double(envelope.count)).rounded(.up))
+    let n = envelope.count
+    self.init(
+      times: (-repeats * n..<n).map { Double($0) / rate },
+      levels: (-repeats * n..<n).map { envelope[(($0 % n) + n) % n] })
+  }
+
   /// A track from text lines `time,level` (seconds, then 0...1), as a CSV file holds them: blank
   /// lines, lines starting with `#` and a first line that is not two numbers (a header) are skipped.
   /// Any other line that is not two numbers throws, naming its line number.

@@ -82,7 +82,7 @@ public struct VoiceOrbAnimation: Sendable {
 
   /// How far back a change still moves a value: the spring's remainder after 3 s is below 1e-21
   /// (e^(−17.95·3)·(1 + 17.95·3)), and the easeInOut is over after 0.5 s.
-  static let memory = 3.0
+  public static let memory = 3.0
 
   /// The state at `time`.
   public func state(at time: Double) -> VoiceOrbState { sequence?.state(at: time) ?? state }

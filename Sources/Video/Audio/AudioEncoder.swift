@@ -13,9 +13,18 @@ final class AudioEncoder {
   private let context: CodecContext
   private let frame: Frame
   private let packet: Packet
-  private let samples: [Float]  // interleaved stereo, exactly `totalSamples` long
+  /// Interleaved stereo: the loop's last `preRoll` sample frames, then the loop's `totalSamples`.
+  private let samples: [Float]
   let totalSamples: Int
-  private var sent = 0
+  /// Sample frames of the loop's end fed before its start, so that the encoder's priming and
+  /// these together, which the container trims, end on a boundary the container can state
+  /// exactly (docs/ENCODING.md, Exact durations): for AAC the stream then ends on a whole frame,
+  /// for Opus the trim is a whole millisecond of WebM's block times. The codec starts from the
+  /// sound that precedes frame 0 when the file loops.
+  let preRoll: Int
+  /// What the container trims from the start: the encoder's priming and `preRoll`.
+  let trimmedStart: Int
+  private var sent = 0  // sample frames fed, `preRoll` included
   private let frameSize: Int
   private let planar: Bool
   private let path: String
@@ -29,7 +38,7 @@ final class AudioEncoder {
     // The loop and what follows it, which a cut crossfades into the head.
     let all = try AudioDecoder(soundAt: track.path, rate: rate, channels: Self.channelCount).samples(
       upTo: (totalSamples + AudioFit.crossfadeSamples) * Self.channelCount)
-    samples = track.fit.fitted(all, channels: Self.channelCount, length: totalSamples)
+    let loop = track.fit.fitted(all, channels: Self.channelCount, length: totalSamples)
 
     guard let name = settings.format.spec.audioEncoder else {
       throw VideoError.invalidSettings("audio cannot go into a .\(settings.format.rawValue) file")
@@ -65,13 +74,24 @@ final class AudioEncoder {
     }
     try check(avcodec_open2(c, codec, nil), "avcodec_open2 (\(name))", path: path)
     frameSize = c.pointee.frame_size > 0 ? Int(c.pointee.frame_size) : 960
-    // Opus packets start at -pre-skip (312 samples); WebM allows no negative times, so the muxer
-    // would move every stream, and the video would start 7 ms late. Blocks stamped from 0 play
-    // from -6.5 ms, since a player subtracts the CodecDelay (the pre-skip) the muxer writes, and the
-    // decoder drops exactly those samples: the sound starts at 0 with the video. The Duration the
-    // muxer then writes includes the pre-skip, and LoopTiming sets it to the loop's length.
-    // MP4 takes AAC's priming in an edit.
-    if settings.format == .webm { shift = Int64(c.pointee.initial_padding) }
+    let priming = max(0, Int(c.pointee.initial_padding))
+    let (total, channels) = (totalSamples, Self.channelCount)
+    let preRoll = Self.preRoll(priming: priming, loop: total, frameSize: frameSize, webm: settings.format == .webm)
+    self.preRoll = preRoll
+    trimmedStart = priming + preRoll
+    samples =
+      (0..<(preRoll * channels)).map { i in
+        let frame = ((total - preRoll + i / channels) % total + total) % total
+        return loop[frame * channels + i % channels]
+      } + loop
+    // Packets start at -(priming + preRoll). MP4 takes that in the audio track's edit (media time
+    // priming + preRoll, the loop's length), which the muxer writes from the first packet's time.
+    // WebM allows no negative times, so the muxer would move every stream, and the video would
+    // start late: blocks are stamped from 0, and a player subtracts the CodecDelay written below
+    // (the trimmed start) from every block's time and drops that many samples, so the sound starts
+    // at 0 with the video. The Duration the muxer then writes includes the CodecDelay, and
+    // LoopTiming sets it to the loop's length.
+    if settings.format == .webm { shift = Int64(trimmedStart) }
     guard let stream = avformat_new_stream(output.pointer, nil) else {
       throw VideoError.outOfMemory("avformat_new_stream", path: path)
     }
@@ -79,6 +99,9 @@ final class AudioEncoder {
     try check(
       avcodec_parameters_from_context(stream.pointee.codecpar, c), "avcodec_parameters_from_context", path: path)
     stream.pointee.time_base = c.pointee.time_base
+    if settings.format == .webm && preRoll > 0 {
+      try Self.setOpusPreSkip(stream.pointee.codecpar, trimmedStart, path: path)
+    }
 
     frame = try Frame(path: path)
     frame.pointer.pointee.nb_samples = Int32(frameSize)
@@ -91,16 +114,46 @@ final class AudioEncoder {
     packet = try Packet(path: path)
   }
 
-  /// Encodes whole frames of samples up to `sampleCount` (all that is left when `final`), then
-  /// flushes when `final`, passing each packet to `write`.
+  /// The loop's end fed before its start (`preRoll`), in sample frames: for AAC in MP4 (`webm`
+  /// false) what makes priming, pre-roll and loop whole frames, so the last frame holds no padding
+  /// past the loop for a decoder to play (libav 5.1 decodes the last AAC frame whole, edit or not);
+  /// for Opus in WebM, whose block times are milliseconds, what makes priming and pre-roll a whole
+  /// millisecond (48 samples at 48 kHz), so the CodecDelay a player subtracts from the times and
+  /// the samples the decoder drops are the same (312 samples, 6.5 ms, were taken as 7 ms).
+  static func preRoll(priming: Int, loop: Int, frameSize: Int, webm: Bool) -> Int {
+    let unit = webm ? sampleRate / 1000 : frameSize
+    guard unit > 0 else { return 0 }
+    let remainder = (priming + (webm ? 0 : loop)) % unit
+    return remainder == 0 ? 0 : unit - remainder
+  }
+
+  /// Writes `samples` as the Opus track's pre-skip: the OpusHead's (bytes 10-11 of the extradata,
+  /// RFC 7845) and `initial_padding`, which the Matroska muxer writes as the CodecDelay.
+  static func setOpusPreSkip(_ parameters: UnsafeMutablePointer<AVCodecParameters>, _ samples: Int, path: String)
+    throws
+  {
+    guard let extradata = parameters.pointee.extradata, parameters.pointee.extradata_size >= 19,
+      (0..<8).map({ extradata[$0] }) == Array("OpusHead".utf8), samples <= Int(UInt16.max)
+    else {
+      throw VideoError.libav(
+        function: "avcodec_open2", code: clibav_error(EINVAL), message: "libopus wrote no OpusHead", path: path)
+    }
+    extradata[10] = UInt8(samples & 0xFF)
+    extradata[11] = UInt8(samples >> 8)
+    parameters.pointee.initial_padding = Int32(samples)
+  }
+
+  /// Encodes whole frames of samples up to the loop's `sampleCount` (all that is left when
+  /// `final`), then flushes when `final`, passing each packet to `write`.
   func encode(upTo sampleCount: Int, final: Bool, write: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
-    let limit = min(sampleCount, totalSamples)
-    while sent < totalSamples && (sent + frameSize <= limit || (final && sent < totalSamples)) {
-      let count = min(frameSize, totalSamples - sent)
+    let fed = preRoll + totalSamples
+    let limit = min(preRoll + sampleCount, fed)
+    while sent < fed && (sent + frameSize <= limit || (final && sent < fed)) {
+      let count = min(frameSize, fed - sent)
       let f = frame.pointer
       try check(av_frame_make_writable(f), "av_frame_make_writable", path: path)
       f.pointee.nb_samples = Int32(count)
-      f.pointee.pts = Int64(sent)
+      f.pointee.pts = Int64(sent - preRoll)
       samples.withUnsafeBufferPointer { source in
         if planar {
           for channel in 0..<Self.channelCount {

@@ -5,17 +5,22 @@ import Foundation
 ///
 /// Whatever the mode, the track lasts exactly N / fps, so it loops with the video.
 public enum AudioFit: String, CaseIterable, Sendable {
-  /// A shorter sound repeats until the loop is full, each repeat crossfaded into the next; a
+  /// The default. A shorter sound repeats until the loop is full, each repeat crossfaded into
+  /// the next, so the sound (and the level the voice orb follows) runs on across the seam; a
   /// longer one is cut as with `cut`.
   case loop
-  /// The default. A longer sound is cut at the loop's length, and what follows the cut (its next
-  /// 50 ms) crossfades into the head, so the seam continues the sound instead of clicking. A
-  /// shorter sound is padded with silence, faded in and out over 5 ms so neither end clicks.
+  /// A longer sound is cut at the loop's length, and what follows the cut (its next 50 ms)
+  /// crossfades into the head, so the seam continues the sound instead of clicking. A shorter
+  /// sound is padded with silence, faded in and out over 5 ms so neither end clicks.
   case cut
   /// The sound as it is, padded with silence; a sound longer than the loop is refused.
   case pad
 
-  public static let defaultValue = AudioFit.cut
+  public static let defaultValue = AudioFit.loop
+
+  /// The shortest sound `loop` repeats, in seconds: two crossfades, so each repeat holds some of
+  /// the sound itself between them.
+  public static let shortestRepeated = 2 * Double(crossfadeSamples) / 48000
 
   /// The crossfade across the seam and between repeats: 50 ms at 48 kHz.
   static let crossfadeSamples = 2400
@@ -100,7 +105,7 @@ public enum AudioFit: String, CaseIterable, Sendable {
     switch self {
     case .loop:
       return
-        "--audio: \(name) lasts \(sound) s; repeated to fill the \(loop) s loop, each repeat crossfaded over 50 ms (--audio-fit)"
+        "--audio: \(name) lasts \(sound) s; repeated to fill the \(loop) s loop, each repeat crossfaded over 50 ms (--audio-fit pad plays it once, then silence)"
     case .cut:
       return
         "--audio: \(name) lasts \(sound) s; padded with \(Self.seconds(loopSeconds - soundSeconds)) s of silence to the \(loop) s loop (--audio-fit loop repeats it)"

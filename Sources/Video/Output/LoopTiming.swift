@@ -6,7 +6,8 @@ import Foundation
 ///
 /// - MP4 and MOV start frame 0 at t = 0 without an edit list: negative composition offsets
 ///   (`ctts` version 1) instead of the B-frame delay in an edit. A file with AAC keeps the edit
-///   list, which is how MP4 says that the first 1024 samples are the encoder's priming.
+///   list, which is how MP4 says that the first samples are the encoder's priming (and the
+///   pre-roll `AudioEncoder` feeds before the loop).
 /// - APNG frames last whole milliseconds (frame i starts at round(i * 1000 / fps) ms), because
 ///   Chromium truncates each delay to a millisecond: 1/30 s becomes 33 ms and the loop runs 1 % fast.
 /// - WebP frames are given the same millisecond grid; the muxer times each frame but the last
