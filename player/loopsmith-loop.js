@@ -384,16 +384,24 @@
   };
 
   CodecLoop.prototype.frame = function (now) {
+    this.requested = false;
     if (!this.running) return;
     if (this.start === null) {
       // A few frames decoded ahead before the clock starts, so a slow first decode is not late.
-      if (this.ring.length < 3 && this.decoded < 3 + this.drawn) { root.requestAnimationFrame(this.tick); return; }
+      if (this.ring.length < 3 && this.decoded < 3 + this.drawn) { this.request(); return; }
       // The clock starts at the picture on screen, so play (and resume) continues from it.
       this.start = now - Math.max(this.shown, 0) * 1000 / this.movie.fps;
     }
     var seq = Math.floor((now - this.start) * this.movie.fps / 1000);
     if (seq > this.shown) this.present(seq);
     // Behind a frame the ring does not yet hold (decoder late): the picture stays and counts as late.
+    this.request();
+  };
+
+  // One animation frame asked for at a time, however often play and pause alternate.
+  CodecLoop.prototype.request = function () {
+    if (this.requested) return;
+    this.requested = true;
     root.requestAnimationFrame(this.tick);
   };
 
@@ -401,7 +409,7 @@
     if (this.running || this.closed) return;
     this.running = true;
     this.start = null;
-    root.requestAnimationFrame(this.tick);
+    this.request();
   };
 
   CodecLoop.prototype.pause = function () { this.running = false; };
