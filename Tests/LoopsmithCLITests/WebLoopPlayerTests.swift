@@ -251,6 +251,39 @@ import _TestSupport
     </script></body></html>
     """
 
+  /// The preference changing while the page is open, which no engine here does for a running
+  /// page: `matchMedia` is answered, before the player loads, by a stand-in whose `matches` the
+  /// page flips and announces with a `change` event, as the engines' own lists do. Reduce, then
+  /// not (the loop must fetch, decode and play), then reduce again (it must stop, poster shown).
+  static let livePage = """
+    <!doctype html><html><head><meta charset="utf-8"><style>
+    html, body { margin: 0; background: rgb(\(page.0), \(page.1), \(page.2)); }
+    loopsmith-loop { display: block; width: \(width)px; height: \(height)px; }
+    </style></head><body>
+    <script>
+    const query = new EventTarget();
+    query.matches = true; query.media = '(prefers-reduced-motion: reduce)';
+    const realMatchMedia = window.matchMedia.bind(window);
+    window.matchMedia = (text) => /prefers-reduced-motion/.test(text) ? query : realMatchMedia(text);
+    function flip(reduce) { query.matches = reduce; query.dispatchEvent(new Event('change')); }
+    </script>
+    \(snippet)
+    <script>
+    \(reader)
+    const e = document.querySelector('loopsmith-loop'), img = e.shadowRoot.querySelector('img');
+    const canvas = e.shadowRoot.querySelector('canvas');
+    const shown = (x) => !x.hasAttribute('data-off');
+    const state = () => ({ decoded: e.framesDecoded, drawn: e.framesDrawn, playing: e.playing, poster: shown(img),
+      canvas: shown(canvas) });
+    (async () => {
+      await sleep(1500); const reduced = state();
+      flip(false); await sleep(3000); const moving = state();
+      flip(true); await sleep(500); const stopped = state(); await sleep(1000); const later = state();
+      send('/live', { reduced, moving, stopped, later });
+    })();
+    </script></body></html>
+    """
+
   // MARK: - Reading the run
 
   /// What a subject showed, frame by frame of the loop: how often each frame was skipped (never
@@ -365,6 +398,7 @@ import _TestSupport
     try Self.baselinePage(limit: 15 + Self.wraps * 2 * 11 / 10).write(
       toFile: dir.path("baseline.html"), atomically: true, encoding: .utf8)
     try Self.stillPage.write(toFile: dir.path("still.html"), atomically: true, encoding: .utf8)
+    try Self.livePage.write(toFile: dir.path("live.html"), atomically: true, encoding: .utf8)
     let server = try LocalHTTPServer(root: dir.url)
     defer { server.stop() }
 
@@ -386,6 +420,24 @@ import _TestSupport
         "\(engine): \(server.requested)")
       #expect(still["module"] as? Bool == true, "\(engine): the ES module's LoopsmithLoop: \(still)")
       #expect(still["ariaHidden"] as? String == "true" && still["tabIndex"] as? Int == -1, "\(engine): \(still)")
+    }
+
+    // The preference changing while the page is open: off plays, on again stops on the poster.
+    do {
+      let session = try engine.open(server.url("live.html"))
+      defer { session.stop() }
+      let live = try #require(
+        json(await server.waitForPost("live", seconds: 90)),
+        "\(engine): the live Reduce Motion page sent nothing; \(String(describing: server.post("error"))); \(session.logTail)"
+      )
+      print("web player, \(engine), Reduce Motion turned off and on after \(elapsed()): \(live)")
+      let (reduced, moving) = (live["reduced"] as? [String: Any] ?? [:], live["moving"] as? [String: Any] ?? [:])
+      let (stopped, later) = (live["stopped"] as? [String: Any] ?? [:], live["later"] as? [String: Any] ?? [:])
+      #expect(reduced["decoded"] as? Int == 0 && reduced["poster"] as? Bool == true, "\(engine): \(live)")
+      #expect(moving["playing"] as? Bool == true && (moving["drawn"] as? Int ?? 0) > 30, "\(engine): \(live)")
+      #expect(moving["canvas"] as? Bool == true && moving["poster"] as? Bool == false, "\(engine): \(live)")
+      #expect(stopped["playing"] as? Bool == false && stopped["poster"] as? Bool == true, "\(engine): \(live)")
+      #expect(stopped["drawn"] as? Int == later["drawn"] as? Int, "\(engine): drew under Reduce Motion: \(live)")
     }
 
     let session = try engine.open(server.url("wraps.html"))
