@@ -18,7 +18,8 @@
 // `technique` attribute ("webcodecs" or "video-loop").
 //
 // Attributes (all optional):
-//   src         one MP4 or WebM, instead of <source> children
+//   src         one MP4 or WebM, instead of <source> children (with alpha="stacked" for a
+//               stacked-alpha MP4)
 //   poster      the Reduce Motion still (frame 0; `loopsmith render ... --poster`), also shown
 //               until the first frame is decoded
 //   background  "#rrggbb" under a transparent loop; none (the default) lets the page show through

@@ -238,8 +238,12 @@ import _TestSupport
     </script>
     <script>
     \(reader)
-    setTimeout(() => {
+    // 3 s for anything that would play to start, then up to 10 s more for the poster to load.
+    const waitForPoster = (img, tries) => img.complete && img.naturalWidth || tries <= 0 ? Promise.resolve()
+      : sleep(100).then(() => waitForPoster(img, tries - 1));
+    setTimeout(async () => {
       const e = document.querySelector('loopsmith-loop'), img = e.shadowRoot.querySelector('img');
+      await waitForPoster(img, 100);
       const canvas = e.shadowRoot.querySelector('canvas');
       const shown = (x) => !x.hasAttribute('data-off') && getComputedStyle(x).display !== 'none';
       const [index, clear] = img.complete && img.naturalWidth ? read(img) : [-3, 999];
@@ -283,7 +287,10 @@ import _TestSupport
       canvas: shown(canvas) });
     (async () => {
       await sleep(1500); const reduced = state();
-      flip(false); await sleep(3000); const moving = state(), forced = old();
+      // A loaded machine can take a while to fetch and start: up to 15 s for 20 pictures.
+      flip(false); await sleep(1000);
+      for (let i = 0; i < 140 && (e.framesDrawn < 20 || old().time <= 0); i++) await sleep(100);
+      const moving = state(), forced = old();
       flip(true); await sleep(500); const stopped = state(); await sleep(1000); const later = state();
       send('/live', { reduced, moving, stopped, later, forced });
     })();
@@ -320,11 +327,15 @@ import _TestSupport
     var meanMid: Double { midIntervals.reduce(0, +) / Double(max(1, midIntervals.count)) }
 
     /// What the wrap's two frames may show of each kind: twice a mid-loop frame's mean count plus
-    /// three standard deviations (of a count of that mean), rounded up; none when no mid-loop
-    /// frame had any.
+    /// four standard deviations (of a count of that mean), rounded up; none when no mid-loop frame
+    /// had any. Four, not two or three: a run makes 36 such comparisons (three kinds, two frames,
+    /// two loops, three engines), and on a loaded machine, where Chromium's animation frames came
+    /// at 30 a second and a mid-loop frame was held in 15 of 101 passes, three let a fair wrap
+    /// through by one count too few. Chromium's `<video loop>` (frame 0 skipped 66 times against
+    /// an allowance of 21) still fails it by three times over.
     func allowed(_ counts: [Int]) -> Int {
       let expected = 2 * mid(counts)
-      return Int((expected + 3 * expected.squareRoot()).rounded(.up))
+      return Int((expected + 4 * expected.squareRoot()).rounded(.up))
     }
     var wrapIsLikeMid: Bool {
       [skipped, repeated, held].allSatisfy { atWrap($0) <= allowed($0) }
@@ -552,5 +563,8 @@ import _TestSupport
     for k in 0..<3000 where k % 100 < 90 || k % 100 >= 99 { stalled.append(k % n) }
     let busy = run(stalled)
     #expect(busy.wrapIsLikeMid && busy.mid(busy.skipped) > 0, "\(busy)")
+    // The same busy run skipping frame 0 at every wrap, as Chromium's <video loop> did, fails.
+    let seam = run(stalled.filter { $0 != 0 })
+    #expect(!seam.wrapIsLikeMid && seam.skipped[0] > seam.allowed(seam.skipped), "\(seam)")
   }
 }
