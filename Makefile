@@ -37,14 +37,22 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(DEPS_PKGS); \
 	fi
 
-## browser: Debian's chromium, which the tests that play our files in a browser run headless
+## browser: the engines the tests play our files in: Debian's chromium, firefox-esr, and WebKitGTK
+## (webkit2gtk-driver brings MiniBrowser; it plays media through GStreamer's libav and good plugins
+## and runs on an Xvfb display), each installed when missing
+BROWSER_PKGS = chromium fonts-dejavu-core firefox-esr webkit2gtk-driver gstreamer1.0-libav \
+  gstreamer1.0-plugins-good xvfb
 browser:
-	@if command -v chromium >/dev/null 2>&1; then \
-	  echo "browser: $$(chromium --version 2>/dev/null)"; \
+	@missing=""; \
+	for p in $(BROWSER_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then \
+	  echo "browser: $$(chromium --version 2>/dev/null), $$(firefox-esr --version 2>/dev/null), WebKitGTK $$(dpkg-query -W -f='$${Version}' webkit2gtk-driver)"; \
 	else \
-	  echo "browser: installing chromium"; \
+	  echo "browser: installing$$missing"; \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 ## build: the release binary at .build/release/loopsmith, for CPU (see above)
