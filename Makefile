@@ -25,7 +25,7 @@ endif
 OPT_FLAGS  := -Xswiftc -enforce-exclusivity=unchecked
 RELEASE    := -c release $(OPT_FLAGS) $(CPU_FLAGS_$(CPU))
 
-.PHONY: deps browser build demo test test-gallery test-sanitize fuzz schema install renders bench bench-setup loop-report check-cpu clean
+.PHONY: deps browser build demo test lint test-gallery test-sanitize fuzz schema install renders bench bench-setup loop-report check-cpu clean
 
 ## deps: install the libav development packages with apt-get when pkg-config cannot find them
 deps:
@@ -74,6 +74,11 @@ TEST_MINUTES ?= 45
 test: deps browser
 	$(SWIFT) build --build-tests
 	SWIFT_BACKTRACE=$${SWIFT_BACKTRACE:-enable=yes,preset=full,interactive=no} Tests/run-suite.sh $(TEST_MINUTES) $(SWIFT) test --skip-build
+
+## lint: the toolchain's swift format, strict, over every Swift file with the checked-in .swift-format
+## (CI runs it before the tests); `swift format -i FILE` fixes most of what it finds
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests fuzz Package.swift
 
 ## renders: every preset in presets/ into RENDERS_OUT (renders/; skipping what is up to date), with a
 ## gallery. RENDERS_FLAGS adds batch options: RENDERS_FLAGS='--size 32x56 --fps 4' RENDERS_OUT=/tmp/r

@@ -37,9 +37,11 @@ let package = Package(
     .testTarget(name: "TimingTests", dependencies: ["Timing"]),
     .testTarget(name: "EffectsTests", dependencies: ["Effects", "Raster", "Timing", "_TestSupport"]),
     .testTarget(name: "VideoTests", dependencies: ["Video", "Raster", "_TestSupport"]),
-    .testTarget(name: "LoopsmithTests", dependencies: ["Loopsmith", "Video", "Effects", "Raster", "Timing", "_TestSupport"]),
     .testTarget(
-      name: "LoopsmithCLITests", dependencies: ["LoopsmithCLI", "Loopsmith", "Effects", "Video", "_TestSupport", "_TestCrashTrace"]),
+      name: "LoopsmithTests", dependencies: ["Loopsmith", "Video", "Effects", "Raster", "Timing", "_TestSupport"]),
+    .testTarget(
+      name: "LoopsmithCLITests",
+      dependencies: ["LoopsmithCLI", "Loopsmith", "Effects", "Video", "_TestSupport", "_TestCrashTrace"]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -187,7 +187,8 @@ extension RenderRequest {
       let names = cut.map { "\($0.step.value) (from \(String(format: "%g", $0.start)) s)" }.joined(separator: ", ")
       notes.append(
         "the sequence is cut by the \(seconds) s loop: \(names) never \(cut.count == 1 ? "shows" : "show"); "
-          + "a --duration past \(String(format: "%g", firstCut.start)) s shows \(cut.count == 1 ? "it" : "them"), or shorten the steps before")
+          + "a --duration past \(String(format: "%g", firstCut.start)) s shows \(cut.count == 1 ? "it" : "them"), or shorten the steps before"
+      )
     }
     guard let last = shown.last?.value, last != first else { return notes }
     let repeats = type.info.parameter(named: "repeat") != nil
@@ -203,7 +204,8 @@ extension RenderRequest {
   /// thinks draws the same frames as none, which the user should hear of.
   func levelIgnoredNotice(type: any Effect.Type, values: ParameterValues) -> String? {
     guard type == VoiceOrb.self else { return nil }
-    let given = levels != nil ? "--levels" : audio != nil ? "--audio's level" : values.number("level") != 0 ? "the level" : nil
+    let given =
+      levels != nil ? "--levels" : audio != nil ? "--audio's level" : values.number("level") != 0 ? "the level" : nil
     guard let given else { return nil }
     let states = values.steps("sequence").map(\.value)
     let used = states.isEmpty ? [values.choice("state")] : states

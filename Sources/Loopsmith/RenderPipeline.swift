@@ -273,7 +273,8 @@ extension RenderPipeline {
     switch source {
     case .samples(let sampled): converter.convert(samples: sampled, rows: rows, into: frame)
     case .rowColors:
-      converter.convert(band: surface.image, rows: rows, into: frame, drawn: surface.drawn, pendingRow: surface.pendingRow)
+      converter.convert(
+        band: surface.image, rows: rows, into: frame, drawn: surface.drawn, pendingRow: surface.pendingRow)
     case .pixels: converter.convert(band: surface.image, rows: rows, into: frame, drawn: surface.drawn)
     }
   }

@@ -124,7 +124,9 @@ public enum SizeBudget {
     var posters: [VideoWriter] = []
     defer { posters.forEach { $0.cancel() } }  // a committed writer ignores it
     for settings in job.posters { posters.append(try VideoWriter(settings)) }
-    func budgeted(_ s: OutputSettings) -> Bool { job.maxBytes != nil && s.format.isAnimated && s.codec.spec.quality != nil }
+    func budgeted(_ s: OutputSettings) -> Bool {
+      job.maxBytes != nil && s.format.isAnimated && s.codec.spec.quality != nil
+    }
     // The first render, every output at its asked quality; handed over (set to nil) one by one.
     var first: [VideoWriter?] = []
     defer { first.forEach { $0?.cancel() } }
@@ -276,7 +278,9 @@ public enum SizeBudget {
 
   /// One more try: the frames rendered again into one encoder with `settings`, flushed under its
   /// temporary name (the caller commits or cancels it).
-  private static func encode(_ job: RenderJob, _ settings: OutputSettings, converter: FrameConverter) throws
+  private static func encode(
+    _ job: RenderJob, _ settings: OutputSettings, converter: FrameConverter
+  ) throws
     -> VideoWriter
   {
     let writer = try VideoWriter(settings, converter: converter)

@@ -59,7 +59,9 @@ enum BatchCommand {
     }
     let quiet = parsed.has("quiet")
     if parsed.has("merge") {
-      for flag in ["shard", "shards", "split", "dry-run", "force", "jobs", "size", "scale", "fps", "duration", "poster-format"]
+      for flag in [
+        "shard", "shards", "split", "dry-run", "force", "jobs", "size", "scale", "fps", "duration", "poster-format",
+      ]
       where parsed.has(flag) {
         throw InputError(
           "--\(flag): not used with --merge; expected loopsmith batch --merge DIR... --out DIR [--gallery]")

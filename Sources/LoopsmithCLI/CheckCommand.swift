@@ -24,7 +24,9 @@ enum CheckCommand {
         "loopsmith check <video>... [--against <preset.json | \"effect flags\">] [--no-against] [--then <video>] [--memory-limit <size>] [--json]",
       overview:
         "Decode files and judge each loop's seam by its largest 16x16 block change against the file's other steps, every step against the lossless source when it is known (--against, or the preset tag the file carries), the audio seam, and the stream facts; exit 1 when a rule fails for any file.",
-      arguments: [("<video>", "An MP4, MOV, WebM, GIF, APNG or WebP file (or a PNG, JPEG or Y4M); several may be given.")], options: options)
+      arguments: [
+        ("<video>", "An MP4, MOV, WebM, GIF, APNG or WebP file (or a PNG, JPEG or Y4M); several may be given.")
+      ], options: options)
   }
 
   static func run(_ args: [String], stdout: TextSink, stderr: TextSink) throws -> Int32 {

@@ -1,5 +1,5 @@
-import Foundation
 import Effects
+import Foundation
 import Loopsmith
 import Video
 

@@ -985,8 +985,11 @@ print(table)
 // Where one thread's frame goes, by kind of work (`DrawProfile`): a profile of every scene.
 if rows.contains(where: { !$0.work.isEmpty }) {
   let kinds = DrawProfile.Work.allCases.map(\.name)
-  print("\none thread's frame by kind of work (DrawProfile; ms a frame, the median of \(renderRuns) profiled passes over the clip):")
-  print("case".padding(toLength: 28, withPad: " ", startingAt: 0) + kinds.map { " " + pad($0, max(6, $0.count)) }.joined())
+  print(
+    "\none thread's frame by kind of work (DrawProfile; ms a frame, the median of \(renderRuns) profiled passes over the clip):"
+  )
+  print(
+    "case".padding(toLength: 28, withPad: " ", startingAt: 0) + kinds.map { " " + pad($0, max(6, $0.count)) }.joined())
   for r in rows where !r.work.isEmpty {
     let cells = zip(kinds, r.work).map { " " + pad(f2($1.ms), max(6, $0.count)) }
     print(r.name.padding(toLength: 28, withPad: " ", startingAt: 0) + cells.joined())

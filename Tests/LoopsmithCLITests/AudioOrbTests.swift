@@ -37,7 +37,9 @@ func writeWAV(to path: String, silent: Double, loud: Double, rate: Int = 48_000)
 
   /// The seam's step and the median of the other steps from `check --json` (which must pass) for
   /// a 3 s listening orb following `wav`, rendered through the real binary into H.264.
-  static func seamAndMedian(_ dir: TemporaryDirectory, _ wav: String, _ extra: [String] = []) throws -> (
+  static func seamAndMedian(
+    _ dir: TemporaryDirectory, _ wav: String, _ extra: [String] = []
+  ) throws -> (
     seam: Double, median: Double, stderr: String
   ) {
     let out = dir.path("orb.mp4")

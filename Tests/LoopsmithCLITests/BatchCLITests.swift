@@ -249,7 +249,8 @@ import _TestSupport
       usage:
         "USAGE: loopsmith batch <preset.json | folder>... --out DIR [options]\n       loopsmith batch --merge DIR... --out DIR [--key-frames first|segments] [--gallery]\n",
       options: [
-        "--out <dir>", "-j, --jobs <n>", "--force", "--dry-run", "--shard <K/N>", "--shards <n>", "--merge", "--gallery",
+        "--out <dir>", "-j, --jobs <n>", "--force", "--dry-run", "--shard <K/N>", "--shards <n>", "--merge",
+        "--gallery",
         "--key-frames <first|segments>", "-h, --help",
       ])
     #expect(missing.isEmpty, "\(missing)")

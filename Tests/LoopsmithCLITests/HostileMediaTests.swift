@@ -127,7 +127,8 @@ import _TestSupport
     for name in scripts.keys.sorted() + ["playlist"] {
       let check = try runLoopsmith(["check", "\(name).mp4", "--no-against"], in: dir.url, seconds: 60)
       Self.expectOneLine(check, status: 2, containing: "which is not read here", "check \(name)")
-      let join = try runLoopsmith(["join", "\(name).mp4", "a.mp4", "-o", "joined-\(name).mp4"], in: dir.url, seconds: 60)
+      let join = try runLoopsmith(
+        ["join", "\(name).mp4", "a.mp4", "-o", "joined-\(name).mp4"], in: dir.url, seconds: 60)
       Self.expectOneLine(join, status: 2, containing: "which is not read here", "join \(name)")
       #expect(!FileManager.default.fileExists(atPath: dir.path("joined-\(name).mp4")))
       let audio = try runLoopsmith(
@@ -145,7 +146,10 @@ import _TestSupport
       .write(to: dir.url.appendingPathComponent("long.wav"))
     let process = Process()
     process.executableURL = loopsmithBinary()
-    process.arguments = ["render", "voice-orb", "--state", "speaking", "--audio", "long.wav", "-o", "orb.mp4", "--size", "32x56", "--fps", "4", "--duration", "600", "--quiet"]
+    process.arguments = [
+      "render", "voice-orb", "--state", "speaking", "--audio", "long.wav", "-o", "orb.mp4", "--size", "32x56", "--fps",
+      "4", "--duration", "600", "--quiet",
+    ]
     process.currentDirectoryURL = dir.url
     let err = Pipe()
     process.standardError = err
@@ -199,7 +203,8 @@ import _TestSupport
     let copies = (0..<40).flatMap { _ in Array(inner[trak.offset..<(trak.offset + trak.size)]) }
     try Self.insertingIntoMoov(mp4, copies).write(to: dir.url.appendingPathComponent("tracks.mp4"))
     let r = try runLoopsmith(["check", "tracks.mp4", "--no-against"], in: dir.url, seconds: 60)
-    Self.expectOneLine(r, status: 2, containing: "tracks.mp4: the file holds 41 streams; expected at most 8", "41 tracks")
+    Self.expectOneLine(
+      r, status: 2, containing: "tracks.mp4: the file holds 41 streams; expected at most 8", "41 tracks")
   }
 }
 

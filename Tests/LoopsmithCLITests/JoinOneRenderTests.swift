@@ -123,11 +123,15 @@ import _TestSupport
     let dir = TemporaryDirectory("loopsmith-join-one")
     let a = dir.path("a.y4m")
     let r = try runLoopsmith(
-      ["render", "color-orbs", "--quiet", "--fps", "4", "--duration", "12", "--size", "1080x1920", "--frames", "46:48",
-       "-o", a])
+      [
+        "render", "color-orbs", "--quiet", "--fps", "4", "--duration", "12", "--size", "1080x1920", "--frames", "46:48",
+        "-o", a,
+      ])
     #expect(r.status == 0, "\(r.stderr)")
     let header = try #require(String(data: try Data(contentsOf: URL(fileURLWithPath: a)).prefix(200), encoding: .ascii))
-    #expect(header.hasPrefix("YUV4MPEG2 W1080 H1920 F4:1 Ip C420jpeg XCOLORRANGE=LIMITED XLOOPSMITH=46:48:48\nFRAME XLOOPSMITHTAG="))
+    #expect(
+      header.hasPrefix(
+        "YUV4MPEG2 W1080 H1920 F4:1 Ip C420jpeg XCOLORRANGE=LIMITED XLOOPSMITH=46:48:48\nFRAME XLOOPSMITHTAG="))
     let check = try runLoopsmith(["check", a])
     #expect(check.stdout.contains("rawvideo  yuv420p 1080x1920 4/1 fps"), "\(check.stdout)\(check.stderr)")
     #expect(check.stdout.contains("frames 2,"), "\(check.stdout)")

@@ -58,7 +58,9 @@ import _TestSupport
     let against = try #require(row["against"] as? [String: Any])
     #expect((against["jumps"] as? [Any])?.isEmpty == true, "\(against["jumps"] ?? "")")
     let notes = row["notes"] as? [String] ?? []
-    #expect(notes.contains { $0.hasPrefix("a palette's dither moves the chroma") && $0.contains("Cb over black") }, "\(notes)")
+    #expect(
+      notes.contains { $0.hasPrefix("a palette's dither moves the chroma") && $0.contains("Cb over black") }, "\(notes)"
+    )
   }
 
   @Test func aLoopCutInHalfFailsAtTheSeamAndAWholeOnePasses() throws {

@@ -125,11 +125,16 @@ import _TestSupport
         $0.hasSuffix(".loopsmith-tmp")
       }
       let problem =
-        r.map { temporaries.isEmpty ? Self.fault($0, command: seed.command, output: output) : "temporaries left: \(temporaries)" }
+        r.map {
+          temporaries.isEmpty
+            ? Self.fault($0, command: seed.command, output: output) : "temporaries left: \(temporaries)"
+        }
         ?? "no answer within 120 s"
       if let problem {
         let said = r?.stderr ?? hung
-        faults.append("\(args.joined(separator: " ")) on \(seed.name) [\(log.joined(separator: ", "))]: \(problem): \(said.prefix(400))")
+        faults.append(
+          "\(args.joined(separator: " ")) on \(seed.name) [\(log.joined(separator: ", "))]: \(problem): \(said.prefix(400))"
+        )
         if let keep {
           try? FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
           try? data.write(to: URL(fileURLWithPath: keep).appendingPathComponent("mutate-\(runs)-\(seed.name)"))

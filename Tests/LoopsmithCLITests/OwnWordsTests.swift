@@ -48,8 +48,10 @@ import _TestSupport
     try crlf.write(toFile: dir.path("crlf.csv"), atomically: true, encoding: .utf8)
     for name in ["lf", "crlf"] {
       let r = try runLoopsmith(
-        ["render", "voice-orb", "--levels", "\(name).csv", "--size", "32x56", "--fps", "4", "--duration", "1", "-o",
-         "\(name).y4m", "--quiet"], in: dir.url)
+        [
+          "render", "voice-orb", "--levels", "\(name).csv", "--size", "32x56", "--fps", "4", "--duration", "1", "-o",
+          "\(name).y4m", "--quiet",
+        ], in: dir.url)
       #expect(r.status == 0, "\(name): \(r.stderr)")
     }
     let frames = try ["lf", "crlf"].map { try Data(contentsOf: dir.url.appendingPathComponent("\($0).y4m")) }
@@ -68,8 +70,10 @@ import _TestSupport
     let dir = TemporaryDirectory("own-words-channels")
     try Self.manyChannelWAV(channels).write(to: dir.url.appendingPathComponent("many.wav"))
     let r = try runLoopsmith(
-      ["render", "voice-orb", "--state", "speaking", "--audio", "many.wav", "--size", "32x56", "--fps", "4",
-       "--duration", "1", "--background", "#000000", "-o", "orb.mp4", "--quiet"], in: dir.url)
+      [
+        "render", "voice-orb", "--state", "speaking", "--audio", "many.wav", "--size", "32x56", "--fps", "4",
+        "--duration", "1", "--background", "#000000", "-o", "orb.mp4", "--quiet",
+      ], in: dir.url)
     #expect(r.status == 0, "\(channels) channels: \(r.stderr)")
     guard r.status == 0 else { return }
     let (samples, decodedChannels) = try decodedSamples(dir.path("orb.mp4"))
@@ -110,8 +114,10 @@ import _TestSupport
     let dir = TemporaryDirectory("own-words-nan")
     try Self.floatWAV(broken: 30).write(to: dir.url.appendingPathComponent("nan.wav"))
     let r = try runLoopsmith(
-      ["render", "voice-orb", "--state", "speaking", "--audio", "nan.wav", "--size", "32x56", "--fps", "4",
-       "--duration", "1", "--background", "#000000", "-o", output, "--quiet"], in: dir.url)
+      [
+        "render", "voice-orb", "--state", "speaking", "--audio", "nan.wav", "--size", "32x56", "--fps", "4",
+        "--duration", "1", "--background", "#000000", "-o", output, "--quiet",
+      ], in: dir.url)
     #expect(r.status == 0, "\(output): \(r.stderr)")
     guard r.status == 0 else { return }
     let (samples, _) = try decodedSamples(dir.path(output))
@@ -125,7 +131,8 @@ import _TestSupport
   @Test func escapeSequencesInNamesAndDescriptionsNeverReachTheTerminal() throws {
     let dir = TemporaryDirectory("own-words-escapes")
     let name = "p\u{1B}[2Jx.json"
-    let preset = #"{"version":1,"description":"\u001b]0;owned\u0007\u001b[31mred","effect":"aurora-mesh","outputs":["\u001b[31m.y4m"]}"#
+    let preset =
+      #"{"version":1,"description":"\u001b]0;owned\u0007\u001b[31mred","effect":"aurora-mesh","outputs":["\u001b[31m.y4m"]}"#
     try preset.write(toFile: dir.path(name), atomically: true, encoding: .utf8)
     let runs = [
       ["batch", ".", "--out", "out", "--dry-run"],
@@ -135,7 +142,9 @@ import _TestSupport
     ]
     for args in runs {
       let r = try runLoopsmith(args, in: dir.url)
-      #expect(!(r.stdout + r.stderr).unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(args): \(r.stdout)\(r.stderr)")
+      #expect(
+        !(r.stdout + r.stderr).unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 },
+        "\(args): \(r.stdout)\(r.stderr)")
       #expect(!r.stderr.isEmpty || !r.stdout.isEmpty, "\(args) said nothing")
     }
     #expect(FileManager.default.fileExists(atPath: dir.path("out/\u{1B}[31m.y4m")))
@@ -176,9 +185,15 @@ import _TestSupport
       return r.stderr
     }
     let ignoring = "changes nothing in state"
-    #expect(try render(["--state", "idle", "--levels", "l.csv"], "idle-levels.y4m").contains("Note: --levels \(ignoring) idle: the orb follows a level only while it listens or speaks"))
-    #expect(try render(["--state", "thinking", "--audio", "s.wav"], "thinking-audio.mp4").contains("Note: --audio's level \(ignoring) thinking"))
-    #expect(try render(["--set", "sequence=idle:0.5,thinking:0.5", "--level", "0.7"], "seq.y4m").contains("Note: the level \(ignoring) idle and thinking"))
+    #expect(
+      try render(["--state", "idle", "--levels", "l.csv"], "idle-levels.y4m").contains(
+        "Note: --levels \(ignoring) idle: the orb follows a level only while it listens or speaks"))
+    #expect(
+      try render(["--state", "thinking", "--audio", "s.wav"], "thinking-audio.mp4").contains(
+        "Note: --audio's level \(ignoring) thinking"))
+    #expect(
+      try render(["--set", "sequence=idle:0.5,thinking:0.5", "--level", "0.7"], "seq.y4m").contains(
+        "Note: the level \(ignoring) idle and thinking"))
     _ = try render(["--state", "idle"], "idle.y4m")
     let speaking = try render(["--state", "speaking", "--levels", "l.csv"], "speaking-levels.y4m")
     #expect(!speaking.contains(ignoring), "\(speaking)")
@@ -199,13 +214,15 @@ import _TestSupport
     #expect(gif.status == 2)
     #expect(
       gif.stderr
-        == "Error: --poster: 'p.gif' is not a still's path; expected one ending in .png, .jpg, .jpeg, .webp (an animated .gif is -o p.gif)\n")
+        == "Error: --poster: 'p.gif' is not a still's path; expected one ending in .png, .jpg, .jpeg, .webp (an animated .gif is -o p.gif)\n"
+    )
     let text = try runLoopsmith(["render", "color-orbs"] + tiny + ["--poster", "p.txt"], in: dir.url)
     #expect(text.status == 2 && text.stderr.contains("'p.txt' is not a still's path"), "\(text.stderr)")
     #expect(!FileManager.default.fileExists(atPath: dir.path("c.mp4")))
     try #"{"version":1,"effect":"color-orbs","outputs":["o.mp4"]}"#.write(
       toFile: dir.path("o.json"), atomically: true, encoding: .utf8)
-    let preset = try runLoopsmith(["render", "--poster", "o.json", "--size", "32x56", "--fps", "2", "--duration", "1", "--quiet"], in: dir.url)
+    let preset = try runLoopsmith(
+      ["render", "--poster", "o.json", "--size", "32x56", "--fps", "2", "--duration", "1", "--quiet"], in: dir.url)
     #expect(preset.status == 0, "\(preset.stderr)")
     #expect(FileManager.default.fileExists(atPath: dir.path("renders/o.png")))
   }

@@ -299,7 +299,10 @@ import _TestSupport
     (["check", "folder.mp4"], 2, "folder.mp4: is a folder; expected a regular video file"),
     (["check", "corrupt.mp4"], 2, "corrupt.mp4: not a format libav recognizes; expected an MP4, MOV, WebM"),
     (["check", "empty.mp4"], 2, "empty.mp4: libav cannot read it as QuickTime / MOV (Invalid data found"),
-    (["check", "silent.wav"], 2, "silent.wav: libav reads it as WAV / WAVE (Waveform Audio) (wav), which is not read here"),
+    (
+      ["check", "silent.wav"], 2,
+      "silent.wav: libav reads it as WAV / WAVE (Waveform Audio) (wav), which is not read here"
+    ),
     (["list", "extra"], 2, "list takes no arguments; got 'extra'"),
   ]
 

@@ -52,7 +52,8 @@ import _TestSupport
     #expect(r.stdout.contains("sending SIGTRAP"))
     #expect(r.stdout.contains("run-suite: the suite was still running after 2 s;"))
     #expect(r.stderr.contains("run-suite: stopped the suite after 2 s"))
-    let child = try #require(Int32(String(contentsOfFile: pids, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+    let child = try #require(
+      Int32(String(contentsOfFile: pids, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
     // Killed: gone, or a zombie until init reaps it.
     let state = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?.split(separator: " ")[2]
     #expect(state == nil || state == "Z", "the trap-ignoring child \(child) is still \(state.map(String.init) ?? "")")
@@ -124,9 +125,11 @@ import _TestSupport
     let r = try runToEnd(process, seconds: 120)
     #expect(r.status != 0)
     let lines = r.stdout.components(separatedBy: "\n")
-    let summary = try #require(lines.lastIndex { $0.hasPrefix("run-suite: the suite crashed (*** Program crashed: Aborted") }, "\(r.stdout)")
+    let summary = try #require(
+      lines.lastIndex { $0.hasPrefix("run-suite: the suite crashed (*** Program crashed: Aborted") }, "\(r.stdout)")
     #expect(lines[summary + 1] == "  abortsWhenAsked()")
-    let stack = try #require(lines.firstIndex { $0 == "run-suite: the aborting thread's stack, from glibc's backtrace:" }, "\(r.stdout)")
+    let stack = try #require(
+      lines.firstIndex { $0 == "run-suite: the aborting thread's stack, from glibc's backtrace:" }, "\(r.stdout)")
     #expect(stack > summary)
     #expect(lines[stack...].contains { $0.hasPrefix("  abortForTheCrashTrace() at ") }, "\(lines[stack...])")
   }

@@ -156,7 +156,8 @@ import _TestSupport
     let r = try runLoopsmith(["batch", "--merge", shard, "--out", out])
     #expect(r.status == 1, "\(r.stderr)")
     #expect(
-      r.stderr == "Error: \(out)/z.y4m: is not a file and cannot be replaced; expected a file path (nothing was merged)\n",
+      r.stderr
+        == "Error: \(out)/z.y4m: is not a file and cannot be replaced; expected a file path (nothing was merged)\n",
       "\(r.stderr)")
     #expect(try String(contentsOfFile: "\(out)/a.y4m", encoding: .utf8) == "old a")
     #expect(Self.files(out) == [".loopsmith-lock", "a.y4m", "z.y4m"], "\(Self.files(out))")
@@ -220,7 +221,8 @@ import _TestSupport
   @Test func anOutputNameThatIsNotUTF8IsRefused() throws {
     let dir = TemporaryDirectory()
     let r = try Self.shell(
-      "cd \(dir.url.path) && exec \"$0\" render color-orbs \(Self.tiny.joined(separator: " ")) -o \"$(printf 'x\\377.mp4')\"")
+      "cd \(dir.url.path) && exec \"$0\" render color-orbs \(Self.tiny.joined(separator: " ")) -o \"$(printf 'x\\377.mp4')\""
+    )
     #expect(r.status == 2, "\(r.stderr)")
     #expect(
       r.stderr
@@ -309,9 +311,12 @@ import _TestSupport
     let dir = TemporaryDirectory()
     let tmp = kind == "missing" ? "/loopsmith-missing-\(UUID().uuidString)/tmp" : dir.path("tmp-file")
     if kind == "file" { try Self.write("not a folder", tmp) }
-    defer { if kind == "missing" { try? FileManager.default.removeItem(atPath: (tmp as NSString).deletingLastPathComponent) } }
+    defer {
+      if kind == "missing" { try? FileManager.default.removeItem(atPath: (tmp as NSString).deletingLastPathComponent) }
+    }
     let out = dir.path("fit.webm")
-    let r = try runLoopsmith(Self.budgeted.map { $0 == "2500" ? "200000" : $0 } + ["-o", out], environment: ["TMPDIR": tmp])
+    let r = try runLoopsmith(
+      Self.budgeted.map { $0 == "2500" ? "200000" : $0 } + ["-o", out], environment: ["TMPDIR": tmp])
     #expect(r.status == 0, "\(r.stderr)")
     // Only the budget's note: no word of $TMPDIR.
     #expect(r.stderr.hasPrefix("Note: \(out): ") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")

@@ -1,7 +1,7 @@
 import Testing
+import Video
 
 @testable import Loopsmith
-import Video
 
 /// A size in a message is rounded up: a need just over its budget never reads as the budget.
 @Suite struct MemoryBudgetMessageTests {

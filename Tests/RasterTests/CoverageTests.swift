@@ -146,7 +146,8 @@ func alphas(_ path: Path, width: Int, height: Int, rule: FillRule = .nonZero) ->
           path.addLine(to: Point(3, 42))
           path.closeSubpath()
         }
-        c.fill(Path(rect: Rect(x: 0, y: 0, width: 41, height: 77)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.3)))
+        c.fill(
+          Path(rect: Rect(x: 0, y: 0, width: 41, height: 77)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.3)))
         c.clip(to: path)
         let ramp = Shading.linearGradient(
           Gradient(colors: [.white, Color(red: 1, green: 0, blue: 0).opacity(0.4)]), start: Point(0, 0),

@@ -12,7 +12,8 @@ import _TestSupport
   static func draw(on surface: Surface, pause: () -> Void = {}) {
     surface.clear()
     var context = surface.context()
-    context.fill(Path(rect: Rect(x: 0, y: 0, width: 96, height: 64)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.4)))
+    context.fill(
+      Path(rect: Rect(x: 0, y: 0, width: 96, height: 64)), with: .color(Color(red: 0.1, green: 0.2, blue: 0.4)))
     context.drawLayer { layer in
       layer.fill(Path(ellipseIn: Rect(x: 10, y: 8, width: 40, height: 30)), with: .color(.white.opacity(0.5)))
       pause()

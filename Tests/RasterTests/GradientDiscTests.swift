@@ -21,7 +21,8 @@ import Testing
     GradientDisc(falloff(Color(red: 0.3, green: 0.9, blue: 0.2)), center: Point(41.3, 30.7), endRadius: 17.6),
     GradientDisc(falloff(Color(red: 0.1, green: 0.4, blue: 1)), center: Point(60, -5), startRadius: 3, endRadius: 22),
     GradientDisc(falloff(Color(red: 1, green: 1, blue: 1), fade: 0.3), center: Point(20, 40), endRadius: 2.2),
-    GradientDisc(falloff(Color(red: 0.9, green: 0.6, blue: 0)), center: Point(200, 10), endRadius: 20),  // off the canvas
+    // Off the canvas.
+    GradientDisc(falloff(Color(red: 0.9, green: 0.6, blue: 0)), center: Point(200, 10), endRadius: 20),
   ]
 
   /// The discs drawn on a dark base with `mode` and `opacity`, fused or one fill each.

@@ -290,7 +290,8 @@ import _TestSupport
           let same = wrong.isEmpty
           #expect(
             same,
-            "opacity \(opacity), masked \(masked), enlarged \(enlarged): \(wrong.count) wrong, first \(wrong.first ?? -1)")
+            "opacity \(opacity), masked \(masked), enlarged \(enlarged): \(wrong.count) wrong, first \(wrong.first ?? -1)"
+          )
           // What the rows held shows through a blend that reads them.
           let overStale = blended(onto: stale, ontoClear: false)
           #expect(expected.indices.contains { Self.bits(expected[$0]) != Self.bits(overStale[$0]) })

@@ -57,7 +57,9 @@ import _TestSupport
     }
     surface.finish()
     #expect(surface.pendingRow(12) == nil && !surface.keepsRowColors, "finish writes every row")
-    let settled = (10..<20).allSatisfy { y in (0..<Self.width).allSatisfy { surface.image.row(y - 10)[$0] == whole.image.row(y)[$0] } }
+    let settled = (10..<20).allSatisfy { y in
+      (0..<Self.width).allSatisfy { surface.image.row(y - 10)[$0] == whole.image.row(y)[$0] }
+    }
     #expect(settled, "finish writes the sky's bits")
   }
 

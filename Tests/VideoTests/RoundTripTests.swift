@@ -77,7 +77,8 @@ struct RoundTripCase: CustomStringConvertible, Sendable {
     let info = try VideoReader(path: folder.path("a.mp4")).info
     #expect(info.codecTag == "hvc1")
     #expect(info.profileName == "Main 10")
-    #expect(info.samples == SampleFormat(bitDepth: 10, chromaShiftX: 1, chromaShiftY: 1, alpha: false) && !info.carriesAlpha)
+    #expect(
+      info.samples == SampleFormat(bitDepth: 10, chromaShiftX: 1, chromaShiftY: 1, alpha: false) && !info.carriesAlpha)
     #expect(CodecSpec.hvc(info).hasPrefix("hvc1.2.4.L"))
     #expect(info.moovBeforeMdat == true)
   }
@@ -119,7 +120,8 @@ struct RoundTripCase: CustomStringConvertible, Sendable {
     try write(s) { _ in image }
     let (info, frames) = try decodeAll(folder.path("a.png"))
     #expect(info.codecName == "png" && info.pixelFormatName == "rgba")
-    #expect(info.samples == SampleFormat(bitDepth: 8, chromaShiftX: 0, chromaShiftY: 0, alpha: true) && info.carriesAlpha)
+    #expect(
+      info.samples == SampleFormat(bitDepth: 8, chromaShiftX: 0, chromaShiftY: 0, alpha: true) && info.carriesAlpha)
     #expect(frames.count == 1)
     #expect(frames[0][0, 0] == .zero)
     let p = frames[0][10, 10]

@@ -801,7 +801,9 @@ public enum Batch {
         }
         for poster in Gallery.posterNames(e.preset) {
           let src = (dir as NSString).appendingPathComponent(poster)
-          if isRegularFile(src), Confinement.isInside(src, folder: dir), !copies.contains(where: { $0.src.isExactly(src) }) {
+          if isRegularFile(src), Confinement.isInside(src, folder: dir),
+            !copies.contains(where: { $0.src.isExactly(src) })
+          {
             copies.append((src, (out as NSString).appendingPathComponent(poster)))
           }
         }

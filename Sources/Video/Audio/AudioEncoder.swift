@@ -129,7 +129,9 @@ final class AudioEncoder {
 
   /// Writes `samples` as the Opus track's pre-skip: the OpusHead's (bytes 10-11 of the extradata,
   /// RFC 7845) and `initial_padding`, which the Matroska muxer writes as the CodecDelay.
-  static func setOpusPreSkip(_ parameters: UnsafeMutablePointer<AVCodecParameters>, _ samples: Int, path: String)
+  static func setOpusPreSkip(
+    _ parameters: UnsafeMutablePointer<AVCodecParameters>, _ samples: Int, path: String
+  )
     throws
   {
     guard let extradata = parameters.pointee.extradata, parameters.pointee.extradata_size >= 19,

@@ -1,5 +1,5 @@
-import Foundation
 import CLibAV
+import Foundation
 
 /// A hidden temporary file beside the destination, renamed onto it only when complete.
 ///
@@ -137,7 +137,9 @@ package enum TemporaryFile {
     let oTmpfile = clibav_o_tmpfile()
     let nameless = oTmpfile == 0 ? -1 : open(folder.isEmpty ? "." : folder, oTmpfile | access | O_CLOEXEC, 0o644)
     if nameless >= 0 {
-      if flock(nameless, LOCK_EX) == 0, linkat(AT_FDCWD, "/proc/self/fd/\(nameless)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 {
+      if flock(nameless, LOCK_EX) == 0,
+        linkat(AT_FDCWD, "/proc/self/fd/\(nameless)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0
+      {
         return nameless
       }
       let reason = errno

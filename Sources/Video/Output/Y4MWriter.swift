@@ -24,7 +24,8 @@ final class Y4MWriter {
       "YUV4MPEG2 W\(settings.width) H\(settings.height) F\(settings.fps):1 Ip \(colour) XCOLORRANGE=LIMITED\(settings.segment.map { " " + $0.y4mParameter } ?? "")\n"
     guard header.utf8.count <= Self.maximumHeaderBytes else {
       throw VideoError.invalidSettings(
-        "\(path): its Y4M header would be \(header.utf8.count) bytes, more than the \(Self.maximumHeaderBytes) libav reads")
+        "\(path): its Y4M header would be \(header.utf8.count) bytes, more than the \(Self.maximumHeaderBytes) libav reads"
+      )
     }
     frameLine = Array(
       (settings.segment == nil ? "FRAME\n" : FrameSegment.y4mFrameLine(presetTag: settings.comment)).utf8)

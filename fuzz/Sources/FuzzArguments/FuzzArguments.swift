@@ -1,6 +1,6 @@
 import Foundation
-import Loopsmith
 import FuzzDriver
+import Loopsmith
 
 @testable import LoopsmithCLI
 
