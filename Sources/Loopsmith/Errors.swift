@@ -81,7 +81,7 @@ package func didYouMean(_ word: String, in candidates: [String]) -> String {
 }
 
 /// The closest of `candidates` to `word`, when it is close enough to be a likely typo.
-func suggestion(for word: String, in candidates: [String]) -> String? {
+package func suggestion(for word: String, in candidates: [String]) -> String? {
   func distance(_ a: [Character], _ b: [Character]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }

@@ -112,12 +112,13 @@ enum PlanCommand {
     guard parsed.positionals.count == 1 else { throw InputError("plan needs one effect or preset file") }
     var base = RenderRequest()
     let target = parsed.positionals[0]
-    if !target.hasSuffix(".json"), !EffectRegistry.names.contains(target), let path = PresetSearch.find(target) {
-      base = try Preset.load(path: path).request
-    } else if target.hasSuffix(".json") {
+    if target.hasSuffix(".json") {
       base = try Preset.load(path: target).request
     } else {
-      base.effect = parsed.positionals[0]
+      switch try PresetSearch.resolve(target) {
+      case .effect(let name): base.effect = name
+      case .preset(let path): base = try Preset.load(path: path).request
+      }
     }
     let request = base.merged(with: try RenderCommand.requestFromFlags(parsed, effect: base.effect))
     let job = try request.loopJob()

@@ -60,8 +60,11 @@ enum RenderCommand {
     }
     var target = parsed.positionals[0]
     // A name that is no effect may be a preset's (./presets, LOOPSMITH_PRESETS, the installed ones).
-    if !target.hasSuffix(".json"), !EffectRegistry.names.contains(target), let path = PresetSearch.find(target) {
-      target = path
+    if !target.hasSuffix(".json") {
+      switch try PresetSearch.resolve(target) {
+      case .effect(let name): target = name
+      case .preset(let path): target = path
+      }
     }
     var base = RenderRequest()
     var outDir: String?

@@ -1,0 +1,88 @@
+import Foundation
+import Loopsmith
+import Testing
+import _TestSupport
+
+/// The traps a new user met in a fresh clone (issue 51, Every trap a new user met), each through
+/// the real binary: the words a mistake gets, and the rule a batch-wide override follows.
+@Suite struct NewUserTrapTests {
+  static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+  static func preset(_ folder: String, _ name: String, _ body: String) throws {
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    try body.write(toFile: "\(folder)/\(name).json", atomically: true, encoding: .utf8)
+  }
+
+  /// The folder beside the binary that `make install` fills, as the binary names it.
+  static var installedPresets: String {
+    loopsmithBinary().resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("share/loopsmith/presets").path
+  }
+
+  // MARK: - Preset and effect names
+
+  /// `render weather-rian` said "unknown effect" and named the effects only.
+  @Test func aMisspeltPresetIsSuggestedWithTheFoldersSearched() throws {
+    let dir = TemporaryDirectory()
+    let work = dir.path("work"), extra = dir.path("extra")
+    try Self.preset("\(work)/presets", "weather-rain", #"{"version": 1, "effect": "weather"}"#)
+    try Self.preset(extra, "mine", #"{"version": 1, "effect": "color-orbs"}"#)
+    let r = try runLoopsmith(
+      ["render", "weather-rian", "-o", "x.mp4"], in: URL(fileURLWithPath: work),
+      environment: ["LOOPSMITH_PRESETS": extra])
+    #expect(r.status == 2)
+    #expect(
+      r.stderr
+        == "Error: unknown effect 'weather-rian'; expected one of color-orbs, aurora-mesh, blob-morph-loader, voice-orb, weather, or the name of a preset in presets, \(extra), \(Self.installedPresets) (no such folder) (2 presets, none named 'weather-rian'). Did you mean 'weather-rain'?\n"
+    )
+    #expect(!FileManager.default.fileExists(atPath: "\(work)/x.mp4"))
+  }
+
+  /// Weather names were matched without regard to case, effect and preset names were not.
+  @Test func effectAndPresetNamesIgnoreCaseWhenOneAnswers() throws {
+    let dir = TemporaryDirectory()
+    let work = dir.path("work")
+    try Self.preset(
+      "\(work)/presets", "weather-clearDay", #"{"version": 1, "effect": "weather", "description": "mine"}"#)
+    let tiny = ["--size", "16x16", "--time", "0", "--quiet", "--json"]
+    let effect = try runLoopsmith(["render", "Weather", "-o", "w.png"] + tiny, in: URL(fileURLWithPath: work))
+    #expect(effect.status == 0, "\(effect.stderr)")
+    #expect(effect.stdout.contains("\"effect\" : \"weather\""), "\(effect.stdout)")
+    let preset = try runLoopsmith(["plan", "WEATHER-CLEARDAY", "--size", "16x16"], in: URL(fileURLWithPath: work))
+    #expect(preset.status == 0, "\(preset.stderr)")
+    #expect(preset.stdout.hasPrefix("weather: 120 s loop"), "\(preset.stdout)")
+    // Two presets a case apart: neither is guessed.
+    try Self.preset("\(work)/presets", "Weather-ClearDay", #"{"version": 1, "effect": "aurora-mesh"}"#)
+    let both = try runLoopsmith(["render", "weather-clearday", "-o", "w.png"] + tiny, in: URL(fileURLWithPath: work))
+    #expect(both.status == 2)
+    #expect(
+      both.stderr
+        == "Error: 'weather-clearday' matches the preset Weather-ClearDay (presets/Weather-ClearDay.json) and the preset weather-clearDay (presets/weather-clearDay.json) when case is ignored; expected one of them spelled exactly\n"
+    )
+  }
+
+  // MARK: - Flags and codecs
+
+  @Test(arguments: [
+    (
+      ["--codec", "h265"],
+      "Error: --codec: 'h265' is not valid; expected one of h264, hevc, vp9, av1, prores. Did you mean 'hevc'?\n"
+    ),
+    (
+      ["--codec", "x264"],
+      "Error: --codec: 'x264' is not valid; expected one of h264, hevc, vp9, av1, prores. Did you mean 'h264'?\n"
+    ),
+    (
+      ["--colour", "red"],
+      "Error: Unknown option '--colour'. Did you mean '--set colors=...'? (a parameter of color-orbs, blob-morph-loader, voice-orb)\n"
+    ),
+    (["--fsp", "24"], "Error: Unknown option '--fsp'. Did you mean '--fps'?\n"),
+  ])
+  func aFlagOrCodecByAnotherNameIsSuggested(args: [String], expected: String) throws {
+    let dir = TemporaryDirectory()
+    let r = try runLoopsmith(["render", "color-orbs", "-o", "x.mp4"] + args, in: dir.url)
+    #expect(r.status == 2)
+    #expect(r.stderr == expected)
+  }
+}
