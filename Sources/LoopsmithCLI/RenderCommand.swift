@@ -148,7 +148,8 @@ enum RenderCommand {
       do {
         r.parameters[name] = try spec.parse(value)
       } catch let e as ParameterError {
-        throw InputError("\(label): '\(value)' is not valid; expected \(e.expected)")
+        // The entry at fault, when the value is a list ('rde' of red,rde), then what each may be.
+        throw InputError("\(label): '\(value)' is not valid\(e.detail.map { " (\($0))" } ?? ""); expected \(e.expected)")
       }
     }
     return r

@@ -85,4 +85,39 @@ import _TestSupport
     #expect(r.status == 2)
     #expect(r.stderr == expected)
   }
+
+  // MARK: - Colours
+
+  /// `colors=red,green` was refused without naming the entry or the names a color may have.
+  @Test func aBadColorIsNamedWithTheAcceptedForms() throws {
+    let dir = TemporaryDirectory()
+    let r = try runLoopsmith(["render", "color-orbs", "-o", "x.mp4", "--set", "colors=red,rde"], in: dir.url)
+    #expect(r.status == 2)
+    #expect(
+      r.stderr
+        == "Error: --set colors: 'red,rde' is not valid ('rde' is not a color; did you mean 'red'?); expected 1 to 16 comma-separated colors, each #RRGGBB, #RRGGBBAA (the # may be left out) or one of pink, purple, blue, teal, orange, indigo, cyan, white, black, red, green, yellow, mint, brown, gray\n"
+    )
+    let preset = dir.path("p.json")
+    try #"{"version": 1, "effect": "aurora-mesh", "parameters": {"first": "bleu"}}"#
+      .write(toFile: preset, atomically: true, encoding: .utf8)
+    let p = try runLoopsmith(["render", preset, "-o", "x.mp4"], in: dir.url)
+    #expect(p.status == 2)
+    #expect(p.stderr.contains("'parameters.first': 'bleu' is not valid ('bleu' is not a color; did you mean 'blue'?)"), "\(p.stderr)")
+  }
+
+  /// SwiftUI's red and green are its system colours (iOS 26 dark, the default), and `ff0000` is
+  /// `#ff0000`: each draws what its spelled-out twin draws, byte for byte.
+  @Test func swiftUINamesAndHexWithoutHashDrawTheirColors() throws {
+    let dir = TemporaryDirectory()
+    func still(_ colors: String, _ name: String) throws -> Data {
+      let r = try runLoopsmith(
+        ["render", "color-orbs", "--set", "colors=\(colors)", "--size", "32x32", "--time", "1", "--quiet", "-o", name],
+        in: dir.url)
+      #expect(r.status == 0, "\(colors): \(r.stderr)")
+      return try Data(contentsOf: dir.url.appendingPathComponent(name))
+    }
+    #expect(try still("red,green", "named.png") == still("#ff4245,#30d158", "hex.png"))
+    #expect(try still("ff0000,00ff0080", "bare.png") == still("#ff0000,#00ff0080", "hashed.png"))
+    #expect(try still("red,green", "named.png") != still("#ff0000,#00ff00", "css.png"))
+  }
 }
