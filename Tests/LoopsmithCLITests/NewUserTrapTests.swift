@@ -120,4 +120,19 @@ import _TestSupport
     #expect(try still("ff0000,00ff0080", "bare.png") == still("#ff0000,#00ff0080", "hashed.png"))
     #expect(try still("red,green", "named.png") != still("#ff0000,#00ff00", "css.png"))
   }
+
+  // MARK: - Loop lengths
+
+  /// `--duration 3` said the nearest length that works is 12 s, and 6 s, a multiple of 6 s, looked
+  /// forgotten: the multiple that fails is named with its reason.
+  @Test func theMultipleThatFailsIsNamedWithItsReason() throws {
+    let dir = TemporaryDirectory()
+    let r = try runLoopsmith(
+      ["render", "weather", "--weather", "rain", "--duration", "3", "-o", "x.mp4"], in: dir.url)
+    #expect(r.status == 2)
+    #expect(
+      r.stderr
+        == "Error: --duration: A 3 s loop is not a whole multiple of 6 s. A 6 s loop would change the speed of rain.far y (420/s) by 11.1%, above the 10% limit (--max-speed-change). The nearest length that works is 12 s.\n"
+    )
+  }
 }
