@@ -457,7 +457,9 @@ extension RenderRequest {
       }
       // A platform's limits hold for its videos; a poster or still beside them is left alone.
       if let limits, format.isAnimated, let problem = limits.problem(with: s) {
-        throw InputError("--platform \(limits.name): \(path): Telegram \(problem)")
+        var error = InputError("--platform \(limits.name): \(path): Telegram \(problem)")
+        error.breaksPlatformLimit = true
+        throw error
       }
       s.loops = transition == nil  // a transition clip has no seam to hide
       s.comment = PresetTag.text(for: self)  // what `check` re-renders the file from

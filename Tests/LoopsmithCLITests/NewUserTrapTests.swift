@@ -135,4 +135,51 @@ import _TestSupport
         == "Error: --duration: A 3 s loop is not a whole multiple of 6 s. A 6 s loop would change the speed of rain.far y (420/s) by 11.1%, above the 10% limit (--max-speed-change). The nearest length that works is 12 s.\n"
     )
   }
+
+  // MARK: - A batch-wide override and a platform's limits
+
+  /// `make renders RENDERS_FLAGS='--size 32x56 --fps 4'` failed (exit 1) on the Telegram emoji,
+  /// whose platform takes 100x100 only: it is left out with a note naming the limit, the others
+  /// render, and the batch exits 0.
+  @Test func aPresetWhosePlatformRefusesTheOverrideIsLeftOut() throws {
+    let dir = TemporaryDirectory()
+    let input = dir.path("in"), out = dir.path("out")
+    try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+    for name in ["telegram-emoji-voice-orb-speaking", "color-orbs"] {
+      try FileManager.default.copyItem(
+        atPath: Self.repository.appendingPathComponent("presets/\(name).json").path, toPath: "\(input)/\(name).json")
+    }
+    let r = try runLoopsmith(["batch", input, "--out", out, "--size", "32x56", "--fps", "4", "--quiet"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(
+      r.stderr.contains(
+        "Note: telegram-emoji-voice-orb-speaking: left out: --platform telegram-emoji: \(out)/telegram-emoji-voice-orb-speaking.webm: Telegram takes 100x100 pixels, not 32x56 (from this batch's overrides; a batch without them renders it)\n"
+      ), "\(r.stderr)")
+    let manifest = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(out)/manifest.json")))
+        as? [String: Any])
+    let rows = try #require(manifest["outputs"] as? [[String: Any]])
+    #expect(
+      rows.map { "\($0["preset"]!)=\($0["status"]!)" } == ["color-orbs=rendered", "color-orbs=rendered"], "\(rows)")
+    #expect(!FileManager.default.fileExists(atPath: "\(out)/telegram-emoji-voice-orb-speaking.webm"))
+    // Without the override the preset is rendered as it is (its own 100x100): nothing else refuses it.
+    let plain = try runLoopsmith(["batch", input, "--out", out, "--dry-run", "--fps", "4"])
+    #expect(plain.status == 0)
+    #expect(plain.stdout.contains("render      telegram-emoji-voice-orb-speaking ->"), "\(plain.stdout)")
+  }
+
+  /// The whole presets/ folder at the Makefile's preview size: every preset renders but the
+  /// emoji, left out; none is invalid.
+  @Test func theMakefilesPreviewOfPresetsHasNoFailure() throws {
+    let dir = TemporaryDirectory()
+    let r = try runLoopsmith(
+      ["batch", Self.repository.appendingPathComponent("presets").path, "--out", dir.path("out"), "--size", "32x56",
+       "--fps", "4", "--dry-run"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = r.stdout.split(separator: "\n")
+    #expect(lines.filter { $0.hasPrefix("left-out") }.map { String($0.prefix(45)) } == [
+      "left-out    telegram-emoji-voice-orb-speaking"
+    ])
+    #expect(lines.last?.hasSuffix(" up to date, 0 invalid, 1 left out") == true, "\(r.stdout)")
+  }
 }
