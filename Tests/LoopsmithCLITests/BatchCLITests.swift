@@ -40,7 +40,8 @@ import _TestSupport
   }
 
   /// What `render` says as notes, batch says too (once a preset, even with --quiet) and records in
-  /// the manifest: here the voice orb's alpha, which an MP4 drops.
+  /// the manifest: here the voice orb's alpha, which an MP4 drops, and the color orbs' crossfade,
+  /// 1.7 frames of this 5-frame loop.
   @Test func aPresetsNotesArePrintedOnceAndKeptInTheManifest() throws {
     let dir = TemporaryDirectory()
     let presets = try Self.folder(
@@ -53,21 +54,19 @@ import _TestSupport
     let r = try runLoopsmith(["batch", presets, "--out", out] + Self.tiny)
     #expect(r.status == 0, "\(r.stderr)")
     let notes = r.stderr.split(separator: "\n").filter { $0.hasPrefix("Note: ") }
-    #expect(notes.count == 1, "\(r.stderr)")
+    #expect(notes.count == 2, "\(r.stderr)")
     #expect(notes.first?.hasPrefix("Note: orb: voice-orb is transparent") == true, "\(r.stderr)")
+    #expect(notes.last?.hasPrefix("Note: orbs: orbs crossfades over 0.33 s, 1.7 frames at 5 fps") == true, "\(r.stderr)")
     let rows = try Self.manifest(out)
     for row in rows {
       let said = row["notes"] as? [String]
-      if row["preset"] as? String == "orb" {
-        #expect(said?.count == 1 && notes.first?.hasSuffix(said?.first ?? "?") == true, "\(row)")
-      } else {
-        #expect(said == nil, "\(row)")
-      }
+      let note = row["preset"] as? String == "orb" ? notes.first : notes.last
+      #expect(said?.count == 1 && note?.hasSuffix(said?.first ?? "?") == true, "\(row)")
     }
     // Skipped on the next run: the notes stay in the manifest and are not said again.
     let again = try runLoopsmith(["batch", presets, "--out", out] + Self.tiny)
     #expect(again.status == 0 && !again.stderr.contains("Note: "), "\(again.stderr)")
-    #expect(try Self.manifest(out).filter { $0["notes"] != nil }.count == 2)
+    #expect(try Self.manifest(out).filter { $0["notes"] != nil }.count == 3)
   }
 
   @Test func rendersAllThenSkipsAllThenOnlyTheEditedPreset() throws {

@@ -182,4 +182,27 @@ import _TestSupport
     ])
     #expect(lines.last?.hasSuffix(" up to date, 0 invalid, 1 left out") == true, "\(r.stdout)")
   }
+
+  // MARK: - A crossfade shorter than the seam needs
+
+  /// `--size 36x64 --fps 4 --duration 1` wrote a loop its own `check` fails, and said nothing.
+  @Test func aCrossfadeUnderTwoFramesIsNotedBeforeTheRender() throws {
+    let dir = TemporaryDirectory()
+    let args = ["render", "color-orbs", "--size", "36x64", "--quiet"]
+    let r = try runLoopsmith(args + ["--fps", "4", "--duration", "1", "-o", "short.mp4"], in: dir.url)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(
+      r.stderr
+        == "Note: orbs crossfades over 0.33 s, 1.3 frames at 4 fps: under 2 frames the seam jumps and `loopsmith check` fails the file; --fps 6 or more or a --duration of at least 1.5 s gives it 2 frames\n"
+    )
+    let check = try runLoopsmith(["check", "short.mp4"], in: dir.url)
+    #expect(check.status == 1, "the note is true: \(check.stdout)")
+    // What the note offers works, and says nothing.
+    for (i, offered) in [["--fps", "6", "--duration", "1"], ["--fps", "4", "--duration", "1.5"]].enumerated() {
+      let ok = try runLoopsmith(args + offered + ["-o", "ok\(i).mp4"], in: dir.url)
+      #expect(ok.status == 0 && ok.stderr.isEmpty, "\(offered): \(ok.stderr)")
+      let passed = try runLoopsmith(["check", "ok\(i).mp4"], in: dir.url)
+      #expect(passed.status == 0, "\(offered): \(passed.stdout)")
+    }
+  }
 }
