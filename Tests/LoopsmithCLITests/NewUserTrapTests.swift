@@ -205,4 +205,24 @@ import _TestSupport
       #expect(passed.status == 0, "\(offered): \(passed.stdout)")
     }
   }
+
+  // MARK: - Smaller ones
+
+  /// The `--json` summary had no digest, version or time, and printed `out\/a.mp4`.
+  @Test func theJSONSummaryHasDigestVersionAndTimeAndPlainSlashes() throws {
+    let dir = TemporaryDirectory()
+    try FileManager.default.createDirectory(atPath: dir.path("out"), withIntermediateDirectories: true)
+    let r = try runLoopsmith(
+      ["render", "color-orbs", "--size", "16x16", "--fps", "10", "--duration", "1", "--quiet", "--json", "-o",
+       "out/a.mp4"], in: dir.url)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("\"path\" : \"out/a.mp4\""), "\(r.stdout)")
+    #expect(!r.stdout.contains("\\/"), "\(r.stdout)")
+    let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    let file = try #require((o["outputs"] as? [[String: Any]])?.first)
+    let digest = try #require(SHA256.hex(ofFile: dir.path("out/a.mp4")))
+    #expect(file["sha256"] as? String == digest, "\(file)")
+    #expect(o["version"] as? String == loopsmithVersion, "\(o)")
+    #expect((o["seconds"] as? Double ?? 0) > 0, "\(o)")
+  }
 }

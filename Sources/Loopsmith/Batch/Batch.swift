@@ -136,7 +136,9 @@ public struct BatchManifest: Sendable {
     let value: [String: Any] = [
       "version": 1, "tool": "loopsmith \(loopsmithVersion)", "outputs": entries.map { $0.json() },
     ]
-    let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted])) ?? Data()
+    let data =
+      (try? JSONSerialization.data(
+        withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }
 
