@@ -225,4 +225,20 @@ import _TestSupport
     #expect(o["version"] as? String == loopsmithVersion, "\(o)")
     #expect((o["seconds"] as? Double ?? 0) > 0, "\(o)")
   }
+
+  /// `plan` printed the crossfade as 0.3333333333333333 s, and its help listed flags it ignores.
+  @Test func planPrintsRoundedSecondsAndOnlyItsOwnFlags() throws {
+    let r = try runLoopsmith(["plan", "color-orbs", "--size", "36x64", "--fps", "4", "--duration", "1"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.hasSuffix("crossfade: orbs blends over the last 0.33 s\n"), "\(r.stdout)")
+    let help = try runLoopsmith(["plan", "--help"])
+    #expect(help.status == 0)
+    for flag in ["--poster", "--quality", "--max-bytes", "--platform", "--alpha", "--frames", "--null", "--progress"] {
+      #expect(!help.stdout.contains(flag + " ") && !help.stdout.contains(flag + "\n"), "\(flag): \(help.stdout)")
+    }
+    #expect(help.stdout.contains("--duration <seconds>"), "\(help.stdout)")
+    let refused = try runLoopsmith(["plan", "color-orbs", "--poster", "p.png"])
+    #expect(refused.status == 2)
+    #expect(refused.stderr.hasPrefix("Error: Unknown option '--poster'."), "\(refused.stderr)")
+  }
 }
