@@ -6,6 +6,9 @@ import Video
 public struct InputError: Error, CustomStringConvertible, Sendable {
   /// What was wrong, naming the flag or field, and what was expected.
   public let message: String
+  /// A preset's platform (`--platform`, a Telegram sticker's fixed limits) refuses the settings:
+  /// a batch whose `--size`, `--fps`, `--scale` or `--duration` caused it leaves the preset out.
+  public internal(set) var breaksPlatformLimit = false
   public init(_ message: String) { self.message = Self.bounded(message) }
   public var description: String { message }
 
@@ -81,7 +84,7 @@ package func didYouMean(_ word: String, in candidates: [String]) -> String {
 }
 
 /// The closest of `candidates` to `word`, when it is close enough to be a likely typo.
-func suggestion(for word: String, in candidates: [String]) -> String? {
+package func suggestion(for word: String, in candidates: [String]) -> String? {
   func distance(_ a: [Character], _ b: [Character]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }

@@ -126,7 +126,7 @@ public struct Preset: Sendable {
           r.parameters[key] = try parameterValue(params[key]!, spec: spec)
         } catch let e as ParameterError {
           throw InputError(
-            "\(path): 'parameters.\(key)': \(e.given.isEmpty ? "" : "'\(e.given)' is not valid; ")expected \(e.expected)"
+            "\(path): 'parameters.\(key)': \(e.given.isEmpty ? "" : "'\(e.given)' is not valid\(e.detail.map { " (\($0))" } ?? ""); ")expected \(e.expected)"
           )
         }
       }

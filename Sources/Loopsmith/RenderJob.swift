@@ -153,6 +153,7 @@ extension RenderRequest {
     job.notices = try audioNotices(settings, fps: fps, frameCount: frameCount)
     if !isStill, clip == nil {
       job.notices += Self.sequenceNotices(type: type, values: values, fps: fps, frameCount: frameCount)
+      job.notices += Self.crossfadeNotices(plan: plan, fps: fps)
     }
     // A transition's family of presets shares one level, which the pairs of resting states ignore.
     if clip == nil, let note = levelIgnoredNotice(type: type, values: values) { job.notices.append(note) }
@@ -163,6 +164,33 @@ extension RenderRequest {
       info: type.info, settings: settings + job.posters.filter { !$0.codec.spec.carriesAlpha })
     (job.maxBytes, job.platform) = (budget, limits)
     return try frames.map { try job.segment($0) } ?? job
+  }
+
+  /// The fewest frames a crossfade window must hold to hide the seam. Measured on color-orbs at
+  /// 36x64 over a 1 s loop: a 0.33 s window at 4 fps (1.3 frames) writes a loop `check` fails
+  /// (seam ratio 2.29); at 6 fps (2 frames) and above, or over 2 s at 4 fps, it passes.
+  static let fewestCrossfadeFrames = 2.0
+
+  /// A layer whose crossfade spans under two frames jumps at the seam, and the render's own
+  /// `check` fails the file: the user hears of it before the render, with the rate or length
+  /// that gives the window its frames (the window is a third of the loop, up to 2 s:
+  /// `CrossfadeRule.standard`).
+  static func crossfadeNotices(plan: LoopPlan?, fps: Int) -> [String] {
+    guard let plan else { return [] }
+    let short = plan.layers.filter { ($0.crossfadeWindow ?? .infinity) * Double(fps) < fewestCrossfadeFrames - 1e-9 }
+    guard let window = short.compactMap(\.crossfadeWindow).min() else { return [] }
+    let names = short.map(\.layer).joined(separator: ", ")
+    let fpsNeeded = Int((fewestCrossfadeFrames / window - 1e-9).rounded(.up))
+    let rule = CrossfadeRule.standard
+    let length = fewestCrossfadeFrames / Double(fps) / rule.maxFraction
+    let longer =
+      fewestCrossfadeFrames / Double(fps) <= rule.seconds + 1e-9
+      ? " or a --duration of at least \(length.roundedText) s" : ""
+    return [
+      "\(names) \(short.count == 1 ? "crossfades" : "crossfade") over \(window.roundedText) s, "
+        + "\(String(format: "%.1f", window * Double(fps))) frames at \(fps) fps: under \(Int(fewestCrossfadeFrames)) frames the seam "
+        + "jumps and `loopsmith check` fails the file; --fps \(fpsNeeded) or more\(longer) gives it \(Int(fewestCrossfadeFrames)) frames"
+    ]
   }
 
   /// A sequence that plays once holds its last value to the loop's end, and the loop starts on its
@@ -459,7 +487,9 @@ extension RenderRequest {
       }
       // A platform's limits hold for its videos; a poster or still beside them is left alone.
       if let limits, format.isAnimated, let problem = limits.problem(with: s) {
-        throw InputError("--platform \(limits.name): \(path): Telegram \(problem)")
+        var error = InputError("--platform \(limits.name): \(path): Telegram \(problem)")
+        error.breaksPlatformLimit = true
+        throw error
       }
       s.loops = transition == nil  // a transition clip has no seam to hide
       s.comment = PresetTag.text(for: self)  // what `check` re-renders the file from

@@ -60,6 +60,9 @@ public struct RenderRequest: Sendable {
   public init() {}
 
   /// `self` with every field that `overrides` sets replaced by it; parameters merge by name.
+  /// Whether this (a batch's overrides) sets the frame's size, scale, rate or the loop's length.
+  package var overridesFrame: Bool { size != nil || scale != nil || fps != nil || duration != nil }
+
   public func merged(with overrides: RenderRequest) -> RenderRequest {
     var out = self
     out.effect = overrides.effect ?? effect

@@ -302,9 +302,26 @@ public struct RenderSetting: Sendable {
   @discardableResult
   public func check(_ value: String) throws -> String {
     guard case .choice(let names) = kind, names.contains(value.lowercased()) else {
-      throw InputError("--\(flag): '\(value)' is not valid; expected \(expected)")
+      throw InputError("--\(flag): '\(value)' is not valid; expected \(expected)\(hint(value))")
     }
     return value
+  }
+
+  /// Other names for a choice a user may know it by: H.265 is HEVC, AVC is H.264. Said as a hint,
+  /// not taken, so a preset spells each codec one way.
+  static let otherNames = [
+    "h265": "hevc", "h.265": "hevc", "x265": "hevc", "libx265": "hevc", "hvc1": "hevc", "avc": "h264",
+    "h.264": "h264", "x264": "h264", "libx264": "h264", "avc1": "h264", "vp09": "vp9", "libvpx": "vp9",
+    "jpg": "jpeg",
+  ]
+
+  /// ". Did you mean 'x'?" for a choice's value, to end its error: its other name, else the
+  /// nearest of its names, else "" ('h265' is one letter from 'h264', which the user does not mean).
+  func hint(_ value: String) -> String {
+    guard case .choice(let names) = kind else { return "" }
+    if let other = Self.otherNames[value.lowercased()], names.contains(other) { return ". Did you mean '\(other)'?" }
+    let near = didYouMean(value, in: names)
+    return near.isEmpty ? "" : "." + near
   }
 
   // MARK: - Reading flags and preset values
@@ -321,7 +338,9 @@ public struct RenderSetting: Sendable {
       guard let d = DecimalText.double(text) else { throw bad("a decimal number, like 2.5") }
       return .number(d)
     case .choice(let names):
-      guard names.contains(text.lowercased()) else { throw bad(expected) }
+      guard names.contains(text.lowercased()) else {
+        throw InputError("\(typed): '\(text)' is not valid; expected \(expected)\(hint(text))")
+      }
       return .text(text)
     case .text, .transition: return .text(text)
     case .toggle: return .toggle(true)

@@ -112,8 +112,9 @@ enum BatchCommand {
           )
         }
         let render = lines.filter { $0.status == .render }.count, fresh = lines.filter { $0.status == .upToDate }.count
+        let out = lines.filter { $0.status == .leftOut }.count
         stdout.write(
-          "\(render) to render, \(fresh) up to date, \(lines.count - render - fresh) invalid\(options.shard.map { " (shard \($0))" } ?? "")\n"
+          "\(render) to render, \(fresh) up to date, \(lines.count - render - fresh - out) invalid\(out > 0 ? ", \(out) left out" : "")\(options.shard.map { " (shard \($0))" } ?? "")\n"
         )
       }
       return 0
@@ -141,10 +142,17 @@ enum BatchCommand {
         stderr.write("Note: \(BatchFolder.printable(e.preset)): \(BatchFolder.printable(note))\n")
       }
     }
+    // Left out, not failed: the batch's --size/--fps/--scale/--duration break the preset's platform.
+    for (name, reason) in report.leftOut {
+      stderr.write(
+        "Note: \(BatchFolder.printable(name)): left out: \(BatchFolder.printable(reason)) (from this batch's overrides; a batch without them renders it)\n"
+      )
+    }
+    let leftOut = report.leftOut.isEmpty ? "" : ", \(report.leftOut.count) left out"
     if !parsed.has("quiet") || !failed.isEmpty {
       stderr.write(
         String(
-          format: "\(verb): %d presets, %d outputs rendered, %d skipped, %d failed in %.1f s\n", presets,
+          format: "\(verb): %d presets, %d outputs rendered, %d skipped, %d failed\(leftOut) in %.1f s\n", presets,
           count(.rendered), count(.skipped), count(.failed), report.seconds))
     }
     if !failed.isEmpty {

@@ -145,7 +145,10 @@ public enum CLI {
   }
 
   static func jsonString(_ value: Any) -> String {
-    guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted]),
+    // Paths print as they are: `renders/a.mp4`, not `renders\/a.mp4`.
+    guard
+      let data = try? JSONSerialization.data(
+        withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]),
       let s = String(data: data, encoding: .utf8)
     else { return "{}" }
     return s

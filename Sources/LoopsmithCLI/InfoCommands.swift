@@ -90,11 +90,14 @@ enum ListCommand {
 }
 
 enum PlanCommand {
+  /// Render's options but those about files, encoders, threads and progress: the plan is the
+  /// loop's timing alone, and its help listed flags that changed nothing in it.
   static let options =
     RenderCommand.options.filter {
       ![
         "output", "json", "quiet", "threads", "encoder-threads", "x264-preset", "out-dir", "codec", "crf", "bit-depth",
-        "background",
+        "background", "quality", "max-bytes", "platform", "alpha", "poster", "memory-limit", "frames", "no-overwrite",
+        "null", "progress",
       ].contains($0.long)
     }
     + [OptionSpec("json", "Print the plan as JSON on stdout.")]
@@ -112,12 +115,13 @@ enum PlanCommand {
     guard parsed.positionals.count == 1 else { throw InputError("plan needs one effect or preset file") }
     var base = RenderRequest()
     let target = parsed.positionals[0]
-    if !target.hasSuffix(".json"), !EffectRegistry.names.contains(target), let path = PresetSearch.find(target) {
-      base = try Preset.load(path: path).request
-    } else if target.hasSuffix(".json") {
+    if target.hasSuffix(".json") {
       base = try Preset.load(path: target).request
     } else {
-      base.effect = parsed.positionals[0]
+      switch try PresetSearch.resolve(target) {
+      case .effect(let name): base.effect = name
+      case .preset(let path): base = try Preset.load(path: path).request
+      }
     }
     let request = base.merged(with: try RenderCommand.requestFromFlags(parsed, effect: base.effect))
     let job = try request.loopJob()
@@ -136,10 +140,10 @@ enum PlanCommand {
     if let t = job.transition {
       // A clip: each side moves as in its own loop, which this names so the loops can be rendered to match.
       out =
-        "\(job.effectType.info.name): \(ParameterValue.format(job.duration)) s transition \(t.from) -> \(t.to), \(job.frameCount) frames at \(job.fps) fps, the change at \(ParameterValue.format(t.change)) s; joins the \(ParameterValue.format(t.fromLoop)) s \(t.from) loop to the \(ParameterValue.format(t.toLoop)) s \(t.to) loop; largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
+        "\(job.effectType.info.name): \(job.duration.roundedText) s transition \(t.from) -> \(t.to), \(job.frameCount) frames at \(job.fps) fps, the change at \(t.change.roundedText) s; joins the \(t.fromLoop.roundedText) s \(t.from) loop to the \(t.toLoop.roundedText) s \(t.to) loop; largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
     } else {
       out =
-        "\(job.effectType.info.name): \(ParameterValue.format(plan.length)) s loop, \(job.frameCount) frames at \(job.fps) fps, largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
+        "\(job.effectType.info.name): \(plan.length.roundedText) s loop, \(job.frameCount) frames at \(job.fps) fps, largest speed change \(String(format: "%.1f", plan.largestSpeedChange * 100))% (limit \(String(format: "%.0f", plan.maxSpeedChange * 100))%)\n"
     }
     out +=
       "frame \(job.width)x\(job.height) px: \(RenderCommand.pointsText(job)) pt at scale \(ParameterValue.format(job.scale))\n"
@@ -157,7 +161,8 @@ enum PlanCommand {
         + String(format: "%-12.5g%-12.5g%+.2f%%", row.originalRate, row.plannedRate, row.speedChange * 100) + "\n"
     }
     for layer in plan.layers where layer.crossfadeWindow != nil {
-      out += "crossfade: \(layer.layer) blends over the last \(ParameterValue.format(layer.crossfadeWindow!)) s\n"
+      // Seconds to two decimals, as the rest of the plan: the window is a third of the loop (0.33 s, not 0.3333333333333333).
+      out += "crossfade: \(layer.layer) blends over the last \(layer.crossfadeWindow!.roundedText) s\n"
     }
     stdout.write(out)
     return 0

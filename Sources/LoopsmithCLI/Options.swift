@@ -151,8 +151,19 @@ struct ParsedArguments {
     return word.dropFirst().first!.isLetter
   }
 
+  /// The nearest flag; else, where `--set` is taken, the effect parameter the word is nearest
+  /// (`--colour` is `--set colors=...`: parameters are no flags of their own).
   static func hint(_ given: String, _ specs: [OptionSpec]) -> String {
-    didYouMean(given, in: specs.map { "--" + $0.long })
+    let flag = didYouMean(given, in: specs.map { "--" + $0.long })
+    guard flag.isEmpty, given.hasPrefix("--"), specs.contains(where: { $0.long == "set" }) else { return flag }
+    var names: [String] = []
+    for type in EffectRegistry.all {
+      for p in type.info.parameters where !names.contains(p.name) { names.append(p.name) }
+    }
+    guard let name = suggestion(for: String(given.dropFirst(2)), in: names) else { return "" }
+    // A closure, not a key path: the compiler crashes lowering `\.info.name` on the effect types.
+    let owners = EffectRegistry.all.filter { $0.info.parameter(named: name) != nil }.map { $0.info.name }
+    return " Did you mean '--set \(name)=...'? (a parameter of \(owners.joined(separator: ", ")))"
   }
 }
 

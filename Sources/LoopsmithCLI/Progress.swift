@@ -7,7 +7,7 @@ enum ProgressMode: String, CaseIterable {
   case auto
   /// A line every few seconds: label, percent, frames, frames a second, time left.
   case plain
-  /// One JSON object a line (`frame`, `total`, `fps`, `eta`, `output`), for CI.
+  /// One JSON object a line (`frame`, `total`, `fps`, `eta`, `output`: the file names), for CI.
   case json
   /// Nothing (`--quiet`).
   case none
@@ -27,7 +27,9 @@ enum ProgressMode: String, CaseIterable {
 /// error prints on a line of its own. Otherwise a plain line every few seconds, or JSON lines.
 final class ProgressReporter: @unchecked Sendable {
   let sink: TextSink
-  let label: String
+  /// The outputs' file names: joined for a line, an array in JSON.
+  let outputs: [String]
+  var label: String { outputs.joined(separator: ", ") }
   let mode: ProgressMode
   private let start = Date()
   private var last = Date.distantPast
@@ -35,8 +37,8 @@ final class ProgressReporter: @unchecked Sendable {
   private var lineOpen = false
   private let lock = NSLock()
 
-  init(sink: TextSink, label: String, mode: ProgressMode) {
-    (self.sink, self.label) = (sink, label)
+  init(sink: TextSink, outputs: [String], mode: ProgressMode) {
+    (self.sink, self.outputs) = (sink, outputs)
     self.mode = mode == .auto ? (sink.isTerminal ? .auto : .plain) : mode
   }
 
@@ -63,7 +65,7 @@ final class ProgressReporter: @unchecked Sendable {
 
   private func json(_ done: Int, _ total: Int, finished: Bool) -> String {
     let (fps, eta) = rates(done, total)
-    var o: [String: Any] = ["frame": done, "total": total, "fps": (fps * 100).rounded() / 100, "output": label]
+    var o: [String: Any] = ["frame": done, "total": total, "fps": (fps * 100).rounded() / 100, "output": outputs]
     let left: Any
     if finished {
       left = 0.0
@@ -74,7 +76,7 @@ final class ProgressReporter: @unchecked Sendable {
     }
     o["eta"] = left
     if finished { o["done"] = true }
-    let data = (try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys])) ?? Data()
+    let data = (try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
     return String(decoding: data, as: UTF8.self)
   }
 

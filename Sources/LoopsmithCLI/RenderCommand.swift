@@ -50,6 +50,7 @@ enum RenderCommand {
     // Before anything that takes time: a signal during planning or audio decoding is recorded,
     // and the pipeline stops at its first check, so the exit status is always 128 + n.
     Cancellation.installHandlers()
+    let start = Date()
     let parsed = try ParsedArguments(args, specs: options)
     guard parsed.positionals.count == 1 else {
       throw InputError(
@@ -60,8 +61,11 @@ enum RenderCommand {
     }
     var target = parsed.positionals[0]
     // A name that is no effect may be a preset's (./presets, LOOPSMITH_PRESETS, the installed ones).
-    if !target.hasSuffix(".json"), !EffectRegistry.names.contains(target), let path = PresetSearch.find(target) {
-      target = path
+    if !target.hasSuffix(".json") {
+      switch try PresetSearch.resolve(target) {
+      case .effect(let name): target = name
+      case .preset(let path): target = path
+      }
     }
     var base = RenderRequest()
     var outDir: String?
@@ -97,8 +101,7 @@ enum RenderCommand {
     if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
     let mode = parsed.has("quiet") ? .none : try ProgressMode.parse(parsed.last("progress")) ?? .auto
     let progress = ProgressReporter(
-      sink: stderr, label: job.outputs.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "),
-      mode: mode)
+      sink: stderr, outputs: job.outputs.map { ($0.path as NSString).lastPathComponent }, mode: mode)
     let result: RenderResult
     do {
       result = try RenderPipeline.run(job, discard: discard) { done, total in progress.update(done, total) }
@@ -109,7 +112,7 @@ enum RenderCommand {
     progress.finish(job.frameCount)
     for note in result.notes { stderr.write("Note: \(note)\n") }
     if parsed.has("json") {
-      stdout.write(CLI.jsonString(summary(job, result)) + "\n")
+      stdout.write(CLI.jsonString(summary(job, result, seconds: Date().timeIntervalSince(start))) + "\n")
     }
     return 0
   }
@@ -145,7 +148,8 @@ enum RenderCommand {
       do {
         r.parameters[name] = try spec.parse(value)
       } catch let e as ParameterError {
-        throw InputError("\(label): '\(value)' is not valid; expected \(e.expected)")
+        // The entry at fault, when the value is a list ('rde' of red,rde), then what each may be.
+        throw InputError("\(label): '\(value)' is not valid\(e.detail.map { " (\($0))" } ?? ""); expected \(e.expected)")
       }
     }
     return r
@@ -161,9 +165,13 @@ enum RenderCommand {
     "\(job.points.width.roundedText)x\(job.points.height.roundedText)"
   }
 
-  static func summary(_ job: RenderJob, _ result: RenderResult) -> [String: Any] {
+  /// What a CI job records of a render: the files with their digests (as the batch manifest has
+  /// them), the tool's version and the seconds the command took.
+  static func summary(_ job: RenderJob, _ result: RenderResult, seconds: Double) -> [String: Any] {
     var out: [String: Any] = [
       "status": "ok",
+      "version": loopsmithVersion,
+      "seconds": (seconds * 1000).rounded() / 1000,
       "effect": job.effectType.info.name,
       "fps": job.fps,
       "frames": result.frames,
@@ -175,11 +183,15 @@ enum RenderCommand {
         [
           "path": f.path, "frames": f.frames, "duration": f.duration, "bytes": f.bytes, "codec": f.codec.rawValue,
           "pixelFormat": f.pixelFormat,
+          // Of the file written; none for stdout (-) or --null.
+          "sha256": (f.path == "-" ? nil : SHA256.hex(ofFile: f.path)) ?? NSNull(),
         ]
       },
     ]
     if !result.posters.isEmpty {
-      out["posters"] = result.posters.map { ["path": $0.path, "bytes": $0.bytes] as [String: Any] }
+      out["posters"] = result.posters.map {
+        ["path": $0.path, "bytes": $0.bytes, "sha256": SHA256.hex(ofFile: $0.path) ?? NSNull()] as [String: Any]
+      }
     }
     for (key, value) in frameSummary(job) { out[key] = value }
     if let t = job.transition {

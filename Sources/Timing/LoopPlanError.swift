@@ -8,8 +8,10 @@ public enum LoopPlanError: Error, Hashable, Sendable, CustomStringConvertible {
   case invalidLength(Double)
   /// The speed change limit is below 0 or not a number.
   case invalidLimit(Double)
-  /// The length is not a whole multiple of the quantum (6 s for weather).
-  case notMultipleOfQuantum(length: Double, quantum: Double, nearest: [Double])
+  /// The length is not a whole multiple of the quantum (6 s for weather). `multiples` says why
+  /// each multiple next to it that is not among `nearest` fails: a 3 s weather loop's error named
+  /// 12 s alone, and 6 s, a multiple, looked forgotten.
+  case notMultipleOfQuantum(length: Double, quantum: Double, nearest: [Double], multiples: [String] = [])
   /// The length times the frame rate is not a whole number of frames.
   case notWholeFrames(length: Double, fps: Int, nearest: [Double])
   /// A motion on a layer that cannot crossfade would change speed by more than the limit.
@@ -22,24 +24,33 @@ public enum LoopPlanError: Error, Hashable, Sendable, CustomStringConvertible {
 
   public var description: String {
     switch self {
+    case .notMultipleOfQuantum(_, _, let nearest, let multiples):
+      return reason + multiples.map { " " + $0 }.joined() + Self.suggest(nearest)
+    case .notWholeFrames(_, _, let nearest), .speedChange(_, _, _, _, _, _, let nearest),
+      .schedule(_, _, _, _, let nearest):
+      return reason + Self.suggest(nearest)
+    default: return reason
+    }
+  }
+
+  /// What is wrong, without the lengths that work.
+  public var reason: String {
+    switch self {
     case .invalidLength(let length):
       return "The loop length must be a number of seconds above 0, not \(Self.seconds(length))."
     case .invalidLimit(let limit):
       return "The speed change limit must be 0 % or more, not \(Self.percent(limit))."
-    case .notMultipleOfQuantum(let length, let quantum, let nearest):
+    case .notMultipleOfQuantum(let length, let quantum, _, _):
       return "A \(Self.seconds(length)) loop is not a whole multiple of \(Self.seconds(quantum))."
-        + Self.suggest(nearest)
-    case .notWholeFrames(let length, let fps, let nearest):
+    case .notWholeFrames(let length, let fps, _):
       let frames = length * Double(fps)
       return "A \(Self.seconds(length)) loop at \(fps) fps is \(Self.number(frames)) frames, not a whole number."
-        + Self.suggest(nearest)
-    case .speedChange(let layer, let motion, let rate, let needed, let limit, let length, let nearest):
+    case .speedChange(let layer, let motion, let rate, let needed, let limit, let length, _):
       return "A \(Self.seconds(length)) loop would change the speed of \(layer) \(motion) (\(Self.number(rate))/s) by "
         + "\(Self.percent(needed)), above the \(Self.percent(limit)) limit (--max-speed-change)."
-        + Self.suggest(nearest)
-    case .schedule(let layer, let motion, let cycle, let length, let nearest):
+    case .schedule(let layer, let motion, let cycle, let length, _):
       return "\(layer) \(motion) repeats every \(Self.seconds(cycle)), and a \(Self.seconds(length)) loop "
-        + "does not hold a whole number of its cycles." + Self.suggest(nearest)
+        + "does not hold a whole number of its cycles."
     case .noLength(let limit, let maxLength):
       return "No loop length up to \(Self.seconds(maxLength)) keeps every speed change within "
         + "\(Self.percent(limit)); allow a larger --max-speed-change."
@@ -49,7 +60,7 @@ public enum LoopPlanError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The lengths that work nearest to the asked one, or what to do when there are none.
   public var nearest: [Double] {
     switch self {
-    case .notMultipleOfQuantum(_, _, let n), .notWholeFrames(_, _, let n), .speedChange(_, _, _, _, _, _, let n),
+    case .notMultipleOfQuantum(_, _, let n, _), .notWholeFrames(_, _, let n), .speedChange(_, _, _, _, _, _, let n),
       .schedule(_, _, _, _, let n):
       n
     default: []

@@ -37,7 +37,20 @@ public enum LoopPlanner {
         crossfade: crossfade, maxLength: max(maxLength, 2 * length))
     }
     if let quantum = lengthQuantum, quantum > 0, !isWhole(length / quantum) {
-      throw LoopPlanError.notMultipleOfQuantum(length: length, quantum: quantum, nearest: nearby())
+      let nearest = nearby()
+      // The multiples on either side that do not work either, each with its own reason.
+      let sides = [(length / quantum).rounded(.down), (length / quantum).rounded(.up)].map { $0 * quantum }
+      let multiples = sides.filter { $0 > 0 && !nearest.contains($0) }.compactMap { m -> String? in
+        if let fps, fps > 0, !isWhole(m * Double(fps)) {
+          return LoopPlanError.notWholeFrames(length: m, fps: fps, nearest: []).reason
+        }
+        guard case .failure(let failure) = attempt(
+          motions: motions, length: m, maxSpeedChange: maxSpeedChange, crossfade: crossfade)
+        else { return nil }
+        return error(failure, length: m, maxSpeedChange: maxSpeedChange, nearest: []).reason
+      }
+      throw LoopPlanError.notMultipleOfQuantum(
+        length: length, quantum: quantum, nearest: nearest, multiples: multiples)
     }
     if let fps, fps > 0, !isWhole(length * Double(fps)) {
       throw LoopPlanError.notWholeFrames(length: length, fps: fps, nearest: nearby())
@@ -48,15 +61,20 @@ public enum LoopPlanner {
         length: length, fps: fps, maxSpeedChange: maxSpeedChange, lengthQuantum: lengthQuantum,
         rows: parts.rows, layers: parts.layers)
     case .failure(let failure):
-      if failure.motion.kind == .schedule {
-        throw LoopPlanError.schedule(
-          layer: failure.motion.layer, motion: failure.motion.name,
-          cycle: failure.motion.period / abs(failure.motion.rate), length: length, nearest: nearby())
-      }
-      throw LoopPlanError.speedChange(
-        layer: failure.motion.layer, motion: failure.motion.name, rate: failure.motion.rate,
-        needed: failure.change, limit: maxSpeedChange, length: length, nearest: nearby())
+      throw error(failure, length: length, maxSpeedChange: maxSpeedChange, nearest: nearby())
     }
+  }
+
+  /// The error for the motion that breaks a plan of `length`.
+  static func error(_ failure: Failure, length: Double, maxSpeedChange: Double, nearest: [Double]) -> LoopPlanError {
+    if failure.motion.kind == .schedule {
+      return .schedule(
+        layer: failure.motion.layer, motion: failure.motion.name,
+        cycle: failure.motion.period / abs(failure.motion.rate), length: length, nearest: nearest)
+    }
+    return .speedChange(
+      layer: failure.motion.layer, motion: failure.motion.name, rate: failure.motion.rate,
+      needed: failure.change, limit: maxSpeedChange, length: length, nearest: nearest)
   }
 
   /// The shortest loop length, in whole multiples of `lengthQuantum` (1 s when there is none), whose

@@ -121,9 +121,14 @@ let blob: [Motion] = [
   }
 
   @Test func weatherLengthsAreMultiplesOfTheLightningCycle() {
-    #expect(throws: LoopPlanError.notMultipleOfQuantum(length: 10, quantum: 6, nearest: [12])) {
+    // 6 s, the multiple below 10 s, fails too, and the error says why.
+    let six = "A 6 s loop would change the speed of rain.far fall (420/s) by 11.1%, above the 10% limit (--max-speed-change)."
+    #expect(throws: LoopPlanError.notMultipleOfQuantum(length: 10, quantum: 6, nearest: [12], multiples: [six])) {
       try LoopPlanner.plan(motions: rain, length: 10, lengthQuantum: 6)
     }
+    #expect(
+      LoopPlanError.notMultipleOfQuantum(length: 10, quantum: 6, nearest: [12], multiples: [six]).description
+        == "A 10 s loop is not a whole multiple of 6 s. \(six) The nearest length that works is 12 s.")
     // 6 s would change the far rain by 11.1 %: the next length that works is 12 s.
     #expect(LoopPlanner.nearestLengths(to: 30, motions: rain, lengthQuantum: 6) == [24, 36])
     #expect(

@@ -13,6 +13,8 @@ public enum PaletteVersion: String, CaseIterable, Sendable, Codable {
 /// A named SwiftUI color, resolved per appearance and palette.
 public enum SystemColor: String, CaseIterable, Sendable, Codable {
   case pink, purple, blue, teal, orange, indigo, cyan, white, black
+  /// SwiftUI's other named colours: none of the seeds uses them, but a user's `colors=red,green` means them.
+  case red, green, yellow, mint, brown, gray
 
   /// The sRGB color for an appearance and palette (docs/SWIFTUI-SEMANTICS.md, Colours).
   public func resolved(_ appearance: Appearance, _ palette: PaletteVersion) -> Color {
@@ -46,6 +48,24 @@ public enum SystemColor: String, CaseIterable, Sendable, Codable {
     case (.cyan, .ios26, .dark): rgb = (60, 211, 254)
     case (.cyan, .ios18, .light): rgb = (50, 173, 230)
     case (.cyan, .ios18, .dark): rgb = (100, 210, 255)
+    case (.red, .ios26, .light): rgb = (255, 56, 60)
+    case (.red, .ios26, .dark): rgb = (255, 66, 69)
+    case (.red, .ios18, .light): rgb = (255, 59, 48)
+    case (.red, .ios18, .dark): rgb = (255, 69, 58)
+    case (.green, _, .light): rgb = (52, 199, 89)
+    case (.green, _, .dark): rgb = (48, 209, 88)
+    case (.yellow, _, .light): rgb = (255, 204, 0)
+    case (.yellow, .ios26, .dark): rgb = (255, 214, 0)
+    case (.yellow, .ios18, .dark): rgb = (255, 214, 10)
+    case (.mint, .ios26, .light): rgb = (0, 200, 179)
+    case (.mint, .ios26, .dark): rgb = (0, 218, 195)
+    case (.mint, .ios18, .light): rgb = (0, 199, 190)
+    case (.mint, .ios18, .dark): rgb = (99, 230, 226)
+    case (.brown, .ios26, .light): rgb = (172, 127, 94)
+    case (.brown, .ios26, .dark): rgb = (183, 138, 102)
+    case (.brown, .ios18, .light): rgb = (162, 132, 94)
+    case (.brown, .ios18, .dark): rgb = (172, 142, 104)
+    case (.gray, _, _): rgb = (142, 142, 147)
     }
     return Color(rgb255: rgb.0, rgb.1, rgb.2)
   }

@@ -65,13 +65,44 @@ public struct ParameterSpec: Hashable, Sendable {
     switch kind {
     case .number(let r):
       "a number from \(ParameterValue.format(r.lowerBound)) to \(ParameterValue.format(r.upperBound))"
-    case .color: "a color: #RRGGBB, #RRGGBBAA or one of \(SystemColor.allCases.map(\.rawValue).joined(separator: ", "))"
-    case .colors(let lo, let hi): "\(lo) to \(hi) comma-separated colors (#RRGGBB, #RRGGBBAA or system color names)"
+    case .color: "a color: #RRGGBB, #RRGGBBAA (the # may be left out) or one of \(Self.colorNames)"
+    case .colors(let lo, let hi):
+      "\(lo) to \(hi) comma-separated colors, each #RRGGBB, #RRGGBBAA (the # may be left out) or one of \(Self.colorNames)"
     case .choice(let options): "one of \(options.joined(separator: ", "))"
     case .flag: "true or false"
     case .steps(let options):
       "steps like name:seconds,name:seconds with names from \(options.joined(separator: ", ")) and seconds above 0"
     }
+  }
+
+  static var colorNames: String { SystemColor.allCases.map(\.rawValue).joined(separator: ", ") }
+
+  /// Why one entry is no color, for the error: the nearest name when it looks like a misspelt one.
+  static func notAColor(_ entry: String) -> String {
+    let names = SystemColor.allCases.map(\.rawValue)
+    let near = colorSuggestion(entry, names).map { "; did you mean '\($0)'?" } ?? ""
+    return "'\(entry)' is not a color\(near)"
+  }
+
+  /// The name nearest `word` (one edit, two past six letters; two letters swapped are one), or nil.
+  static func colorSuggestion(_ word: String, _ names: [String]) -> String? {
+    func distance(_ a: [Character], _ b: [Character]) -> Int {
+      var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+      for i in 0...a.count { d[i][0] = i }
+      for j in 0...b.count { d[0][j] = j }
+      for i in stride(from: 1, through: a.count, by: 1) {
+        for j in stride(from: 1, through: b.count, by: 1) {
+          d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+          if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+        }
+      }
+      return d[a.count][b.count]
+    }
+    let w = Array(word.lowercased())
+    guard w.count <= 20 else { return nil }
+    let limit = w.count > 6 ? 2 : 1
+    let best = names.map { ($0, distance(w, Array($0))) }.min { $0.1 < $1.1 }
+    return best.flatMap { $0.1 <= limit ? $0.0 : nil }
   }
 
   /// Parses a value given as text (`--set name=value`).
@@ -83,14 +114,17 @@ public struct ParameterSpec: Hashable, Sendable {
       guard range.contains(v) else { throw ParameterError(self, given: text) }
       return .number(v)
     case .color:
-      guard let c = ParameterSpec.parseColor(t) else { throw ParameterError(self, given: text) }
+      guard let c = ParameterSpec.parseColor(t) else {
+        throw ParameterError(self, given: text, detail: ParameterSpec.notAColor(t))
+      }
       return .color(c)
     case .colors(let lo, let hi):
       let parts = t.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
       var out: [ColorValue] = []
       for part in parts {
-        guard let c = ParameterSpec.parseColor(part.trimmingCharacters(in: .whitespaces)) else {
-          throw ParameterError(self, given: text, detail: "'\(part)' is not a color")
+        let entry = part.trimmingCharacters(in: .whitespaces)
+        guard let c = ParameterSpec.parseColor(entry) else {
+          throw ParameterError(self, given: text, detail: ParameterSpec.notAColor(entry))
         }
         out.append(c)
       }
@@ -154,11 +188,12 @@ public struct ParameterSpec: Hashable, Sendable {
     return options.first { fold($0) == key }
   }
 
-  /// `#RRGGBB`, `#RRGGBBAA`, or a system color name (`pink`).
+  /// `#RRGGBB`, `#RRGGBBAA`, either without its `#` (`ff0000`, as design tools copy it), or a
+  /// system color name (`pink`; `grey` is `gray`).
   public static func parseColor(_ text: String) -> ColorValue? {
-    if let named = SystemColor(rawValue: text.lowercased()) { return .system(named) }
-    guard text.hasPrefix("#") else { return nil }
-    let hex = text.dropFirst()
+    let lower = text.lowercased()
+    if let named = SystemColor(rawValue: lower == "grey" ? "gray" : lower) { return .system(named) }
+    let hex = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
     guard hex.count == 6 || hex.count == 8, hex.allSatisfy(\.isHexDigit), let v = UInt32(hex, radix: 16) else {
       return nil
     }

@@ -136,7 +136,9 @@ public struct BatchManifest: Sendable {
     let value: [String: Any] = [
       "version": 1, "tool": "loopsmith \(loopsmithVersion)", "outputs": entries.map { $0.json() },
     ]
-    let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted])) ?? Data()
+    let data =
+      (try? JSONSerialization.data(
+        withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }
 
@@ -247,7 +249,7 @@ func temporaryPath(for path: String, tag: String) -> String {
 
 /// What `--dry-run` reports for one preset.
 public struct BatchPlanLine: Sendable, Equatable {
-  public enum Status: String, Sendable { case render, upToDate = "up-to-date", invalid }
+  public enum Status: String, Sendable { case render, upToDate = "up-to-date", invalid, leftOut = "left-out" }
   public var name: String
   public var status: Status
   public var outputs: [String]
@@ -258,6 +260,8 @@ public struct BatchPlanLine: Sendable, Equatable {
 public struct BatchReport: Sendable {
   public var manifest: BatchManifest
   public var seconds: Double
+  /// Presets the batch's overrides left out, each with the platform limit they break.
+  public var leftOut: [(name: String, reason: String)] = []
   public var failedPresets: [(name: String, error: String)] {
     var seen = Set<String>()
     return manifest.failed.compactMap { e in seen.insert(e.preset).inserted ? (e.preset, e.error ?? "failed") : nil }
@@ -369,6 +373,8 @@ public enum Batch {
     var outputs: [String]
     var key: String?
     var error: String?
+    /// Why the batch's overrides leave this preset out (its platform's limits refuse them), or nil.
+    var leftOut: String?
     /// With `--split`: this is part `part` of `parts` of the preset, and `outputs` are its segments,
     /// which join into `finals` (the preset's own output names, in the same order).
     var part: Int? = nil
@@ -436,6 +442,12 @@ public enum Batch {
       prepared.job = job
       prepared.request = request
       prepared.key = try key(source: source, request: request, job: job, names: names)
+    } catch let e as InputError where e.breaksPlatformLimit && options.overrides.overridesFrame {
+      // The Makefile's `make renders RENDERS_FLAGS='--size 32x56 --fps 4'` previews every preset
+      // small, and a Telegram preset cannot be made at that size: it is left out, named with its
+      // limit, not failed, and its files and manifest entries stay as they were.
+      prepared.job = nil
+      prepared.leftOut = e.message
     } catch {
       prepared.error = message(for: error).replacingOccurrences(of: "\n", with: " ")
     }
@@ -565,10 +577,12 @@ public enum Batch {
     try checkOutputCollisions(prepared)
     return prepared.map { p in
       let status: BatchPlanLine.Status =
-        p.error != nil
-        ? .invalid
-        : (!options.force && isUpToDate(p, previous: previous, dir: options.outDir) != nil ? .upToDate : .render)
-      return BatchPlanLine(name: p.label, status: status, outputs: p.outputs, error: p.error)
+        p.leftOut != nil
+        ? .leftOut
+        : p.error != nil
+          ? .invalid
+          : (!options.force && isUpToDate(p, previous: previous, dir: options.outDir) != nil ? .upToDate : .render)
+      return BatchPlanLine(name: p.label, status: status, outputs: p.outputs, error: p.error ?? p.leftOut)
     }
   }
 
@@ -606,7 +620,9 @@ public enum Batch {
     _ = try BatchFolder.withLock(dir) { BatchFolder.removeStaleTemporaries(in: dir) }
     let previous = try previousEntries(dir)
     let perJob = threadsPerJob(cores: cores, jobs: jobs)
-    let prepared = units.map { prepare($0.source, part: $0.part, options: options, threads: perJob) }
+    let all = units.map { prepare($0.source, part: $0.part, options: options, threads: perJob) }
+    let prepared = all.filter { $0.leftOut == nil }
+    let leftOut = all.compactMap { p in p.leftOut.map { (name: p.label, reason: $0) } }
     try checkOutputCollisions(prepared)
 
     let results = ResultBox(count: prepared.count)
@@ -649,7 +665,8 @@ public enum Batch {
     let entries = results.all.flatMap { $0 }
     try BatchFolder.mergeManifest(
       dir, presets: [], entries: entries, replacing: replaces(prepared), gallery: options.gallery)
-    return BatchReport(manifest: BatchManifest(entries: entries), seconds: Date().timeIntervalSince(start))
+    return BatchReport(
+      manifest: BatchManifest(entries: entries), seconds: Date().timeIntervalSince(start), leftOut: leftOut)
   }
 
   static func renderOne(_ p: Prepared, options: BatchOptions, previous: [ExactName: [BatchEntry]]) -> [BatchEntry] {

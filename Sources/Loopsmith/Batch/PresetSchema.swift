@@ -54,7 +54,7 @@ public enum PresetSchema {
   static let unschemed = "A preset key without a schema row yet."
 
   static let colorAlternatives =
-    "#[0-9A-Fa-f]{6}|#[0-9A-Fa-f]{8}|" + SystemColor.allCases.map(\.rawValue).joined(separator: "|")
+    "#?[0-9A-Fa-f]{6}|#?[0-9A-Fa-f]{8}|" + (SystemColor.allCases.map(\.rawValue) + ["grey"]).joined(separator: "|")
   static let colorPattern = "^(\(colorAlternatives))$"
 
   static func property(_ key: String) -> [String: Any]? {
