@@ -1,5 +1,5 @@
-import Foundation
 import Effects
+import Foundation
 import Loopsmith
 
 /// Where `render NAME` and `list` look for presets: ./presets, then each folder of
@@ -58,7 +58,9 @@ extension PresetSearch {
   /// The effect or preset `word` names: an effect's name, then a preset's, exactly; then either
   /// without regard to case when only one answers (`Weather`, `weather-clearday`, as weather names
   /// are matched); else an error naming the effects, the folders searched and the nearest name.
-  static func resolve(_ word: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws
+  static func resolve(
+    _ word: String, environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws
     -> Target
   {
     if EffectRegistry.names.contains(word) { return .effect(word) }
@@ -74,7 +76,8 @@ extension PresetSearch {
     default:
       let all = effects.map { "the effect \($0)" } + named.map { "the preset \($0.name) (\($0.path))" }
       throw InputError(
-        "'\(word)' matches \(all.joined(separator: " and ")) when case is ignored; expected one of them spelled exactly")
+        "'\(word)' matches \(all.joined(separator: " and ")) when case is ignored; expected one of them spelled exactly"
+      )
     }
     let searched = folders(environment: environment).map { folder -> String in
       var isDir: ObjCBool = false

@@ -76,7 +76,8 @@ final class ProgressReporter: @unchecked Sendable {
     }
     o["eta"] = left
     if finished { o["done"] = true }
-    let data = (try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    let data =
+      (try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
     return String(decoding: data, as: UTF8.self)
   }
 

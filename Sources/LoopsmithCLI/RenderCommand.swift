@@ -149,7 +149,8 @@ enum RenderCommand {
         r.parameters[name] = try spec.parse(value)
       } catch let e as ParameterError {
         // The entry at fault, when the value is a list ('rde' of red,rde), then what each may be.
-        throw InputError("\(label): '\(value)' is not valid\(e.detail.map { " (\($0))" } ?? ""); expected \(e.expected)")
+        throw InputError(
+          "\(label): '\(value)' is not valid\(e.detail.map { " (\($0))" } ?? ""); expected \(e.expected)")
       }
     }
     return r

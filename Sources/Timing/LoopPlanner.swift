@@ -44,8 +44,9 @@ public enum LoopPlanner {
         if let fps, fps > 0, !isWhole(m * Double(fps)) {
           return LoopPlanError.notWholeFrames(length: m, fps: fps, nearest: []).reason
         }
-        guard case .failure(let failure) = attempt(
-          motions: motions, length: m, maxSpeedChange: maxSpeedChange, crossfade: crossfade)
+        guard
+          case .failure(let failure) = attempt(
+            motions: motions, length: m, maxSpeedChange: maxSpeedChange, crossfade: crossfade)
         else { return nil }
         return error(failure, length: m, maxSpeedChange: maxSpeedChange, nearest: []).reason
       }

@@ -102,7 +102,9 @@ import _TestSupport
       .write(toFile: preset, atomically: true, encoding: .utf8)
     let p = try runLoopsmith(["render", preset, "-o", "x.mp4"], in: dir.url)
     #expect(p.status == 2)
-    #expect(p.stderr.contains("'parameters.first': 'bleu' is not valid ('bleu' is not a color; did you mean 'blue'?)"), "\(p.stderr)")
+    #expect(
+      p.stderr.contains("'parameters.first': 'bleu' is not valid ('bleu' is not a color; did you mean 'blue'?)"),
+      "\(p.stderr)")
   }
 
   /// SwiftUI's red and green are its system colours (iOS 26 dark, the default), and `ff0000` is
@@ -173,13 +175,16 @@ import _TestSupport
   @Test func theMakefilesPreviewOfPresetsHasNoFailure() throws {
     let dir = TemporaryDirectory()
     let r = try runLoopsmith(
-      ["batch", Self.repository.appendingPathComponent("presets").path, "--out", dir.path("out"), "--size", "32x56",
-       "--fps", "4", "--dry-run"])
+      [
+        "batch", Self.repository.appendingPathComponent("presets").path, "--out", dir.path("out"), "--size", "32x56",
+        "--fps", "4", "--dry-run",
+      ])
     #expect(r.status == 0, "\(r.stderr)")
     let lines = r.stdout.split(separator: "\n")
-    #expect(lines.filter { $0.hasPrefix("left-out") }.map { String($0.prefix(45)) } == [
-      "left-out    telegram-emoji-voice-orb-speaking"
-    ])
+    #expect(
+      lines.filter { $0.hasPrefix("left-out") }.map { String($0.prefix(45)) } == [
+        "left-out    telegram-emoji-voice-orb-speaking"
+      ])
     #expect(lines.last?.hasSuffix(" up to date, 0 invalid, 1 left out") == true, "\(r.stdout)")
   }
 
@@ -213,8 +218,10 @@ import _TestSupport
     let dir = TemporaryDirectory()
     try FileManager.default.createDirectory(atPath: dir.path("out"), withIntermediateDirectories: true)
     let r = try runLoopsmith(
-      ["render", "color-orbs", "--size", "16x16", "--fps", "10", "--duration", "1", "--quiet", "--json", "-o",
-       "out/a.mp4"], in: dir.url)
+      [
+        "render", "color-orbs", "--size", "16x16", "--fps", "10", "--duration", "1", "--quiet", "--json", "-o",
+        "out/a.mp4",
+      ], in: dir.url)
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stdout.contains("\"path\" : \"out/a.mp4\""), "\(r.stdout)")
     #expect(!r.stdout.contains("\\/"), "\(r.stdout)")

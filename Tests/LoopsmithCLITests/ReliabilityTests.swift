@@ -107,7 +107,10 @@ import _TestSupport
     ),
     (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=#GGGGGG"], 2, "'#GGGGGG' is not valid"),
     // ff2d55 is #ff2d55 (the # may be left out); a sixth letter that is no hex digit is not.
-    (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=ff2d5g"], 2, "'ff2d5g' is not valid ('ff2d5g' is not a color)"),
+    (
+      ["render", "color-orbs", "-o", "out.mp4", "--set", "colors=ff2d5g"], 2,
+      "'ff2d5g' is not valid ('ff2d5g' is not a color)"
+    ),
     (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=#ff2d"], 2, "'#ff2d' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=#ff2d55ff00"], 2, "'#ff2d55ff00' is not valid"),
     (["render", "color-orbs", "-o", "out.mp4", "--set", "colors=#+fffff"], 2, "'#+fffff' is not valid"),

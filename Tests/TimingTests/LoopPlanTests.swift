@@ -122,7 +122,8 @@ let blob: [Motion] = [
 
   @Test func weatherLengthsAreMultiplesOfTheLightningCycle() {
     // 6 s, the multiple below 10 s, fails too, and the error says why.
-    let six = "A 6 s loop would change the speed of rain.far fall (420/s) by 11.1%, above the 10% limit (--max-speed-change)."
+    let six =
+      "A 6 s loop would change the speed of rain.far fall (420/s) by 11.1%, above the 10% limit (--max-speed-change)."
     #expect(throws: LoopPlanError.notMultipleOfQuantum(length: 10, quantum: 6, nearest: [12], multiples: [six])) {
       try LoopPlanner.plan(motions: rain, length: 10, lengthQuantum: 6)
     }
