@@ -25,7 +25,7 @@ endif
 OPT_FLAGS  := -Xswiftc -enforce-exclusivity=unchecked
 RELEASE    := -c release $(OPT_FLAGS) $(CPU_FLAGS_$(CPU))
 
-.PHONY: deps browser build demo test lint test-gallery test-sanitize fuzz schema install renders bench bench-setup loop-report check-cpu clean
+.PHONY: deps browser shells build demo test lint test-gallery test-sanitize fuzz schema install renders bench bench-setup loop-report check-cpu clean
 
 ## deps: install the libav development packages with apt-get when pkg-config cannot find them
 deps:
@@ -55,6 +55,19 @@ browser:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+## shells: zsh and fish, whose completion scripts (loopsmith completions) the tests parse
+SHELL_PKGS = zsh fish
+shells:
+	@missing=""; \
+	for p in $(SHELL_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "shells: installing$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
 ## build: the release binary at .build/release/loopsmith, for CPU (see above)
 build: deps
 	@echo "build: release for CPU=$(CPU)"
@@ -71,7 +84,7 @@ demo: build
 ## A suite still running after TEST_MINUTES is stopped with the tests that never finished and the
 ## backtraces of its threads (Tests/run-suite.sh); a child a test waits on has its own deadline.
 TEST_MINUTES ?= 45
-test: deps browser
+test: deps browser shells
 	$(SWIFT) build --build-tests
 	SWIFT_BACKTRACE=$${SWIFT_BACKTRACE:-enable=yes,preset=full,interactive=no} Tests/run-suite.sh $(TEST_MINUTES) $(SWIFT) test --skip-build
 
@@ -125,12 +138,18 @@ test-sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
-## install: copy the release binary to $(PREFIX)/bin
+## install: copy the release binary to $(PREFIX)/bin, the presets to $(PREFIX)/share/loopsmith, and
+## the bash, zsh and fish completions where those shells look
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(LOOPSMITH) $(DESTDIR)$(PREFIX)/bin/loopsmith
 	install -d $(DESTDIR)$(PREFIX)/share/loopsmith/presets
 	cp -R presets/. $(DESTDIR)$(PREFIX)/share/loopsmith/presets/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	$(LOOPSMITH) completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/loopsmith
+	$(LOOPSMITH) completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_loopsmith
+	$(LOOPSMITH) completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/loopsmith.fish
 
 ## bench: build release and time every effect (render only beside Skia on the same scene, render+encode,
 ## encode only, memory, the memory roofline); prints a table and the targets met or MISSED, and writes

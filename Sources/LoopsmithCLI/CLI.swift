@@ -50,6 +50,10 @@ public enum CLI {
     Command(
       name: "doctor", synopsis: "doctor [--json]", summary: "What this build can encode, decode and mux.",
       help: { DoctorCommand.help }, run: { args, out, _ in try DoctorCommand.run(args, stdout: out) }),
+    Command(
+      name: "completions", synopsis: "completions <bash | zsh | fish>",
+      summary: "Print a shell completion script.", help: { CompletionsCommand.help },
+      run: { args, out, _ in try CompletionsCommand.run(args, stdout: out) }),
   ]
 
   static var commandNames: [String] { commands.map(\.name) }

@@ -13,6 +13,8 @@ struct OptionSpec {
   /// The value may be left out (`--poster` alone is ""): the next word is the value only when it
   /// ends in one of these extensions.
   var optionalValueExtensions: [String]? = nil
+  /// The values a shell completes after the flag (a choice setting's names), or nil.
+  var choices: [String]? = nil
 
   init(_ long: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false, _ help: String) {
     (self.long, self.short, self.value, self.help, self.repeatable) = (long, short, value, help, repeatable)
@@ -31,6 +33,8 @@ struct OptionSpec {
       setting.flag, short: setting.short, value: takesValue ? setting.placeholder : nil, repeatable: repeatable,
       setting.helpLine)
     if setting.valueOptional { optionalValueExtensions = [".png", ".jpg", ".jpeg", ".webp"] }
+    if case .choice(let names) = setting.kind { choices = names }
+    if case .integers(let values) = setting.kind { choices = values.map(String.init) }
   }
 }
 
