@@ -151,6 +151,40 @@ import _TestSupport
     #expect(try Self.files(tmp.path("")) == ["file"], "a refused render leaves nothing")
   }
 
+  /// The index.html a render writes, unchanged, plays in headless Chromium through WebCodecs: a
+  /// page of the test's frames it and reports the element's `technique` and `source`.
+  @Test func chromiumPlaysTheFolderThroughWebCodecs() async throws {
+    let tmp = TemporaryDirectory()
+    let r = try runLoopsmith(["render", "voice-orb", "--web", tmp.path("orb")] + Self.small)
+    #expect(r.status == 0, "\(r.stderr)")
+    let page = """
+      <!doctype html>
+      <iframe src="orb/index.html" width="300" height="300"></iframe>
+      <script>
+        const frame = document.querySelector('iframe');
+        const start = Date.now();
+        (function look() {
+          const loop = frame.contentDocument && frame.contentDocument.querySelector('loopsmith-loop');
+          const technique = loop && loop.getAttribute('technique');
+          if (technique === 'webcodecs' || technique === 'video-loop' || Date.now() - start > 30000) {
+            fetch('/web', { method: 'POST', body: JSON.stringify({ technique, source: loop && loop.getAttribute('source') }) });
+          } else {
+            setTimeout(look, 100);
+          }
+        })();
+      </script>
+      """
+    try Data(page.utf8).write(to: URL(fileURLWithPath: tmp.path("check.html")))
+    let server = try LocalHTTPServer(root: tmp.url)
+    defer { server.stop() }
+    let session = try WebEngine.chromium.open(server.url("check.html"))
+    defer { session.stop() }
+    let body = try #require(await server.waitForPost("web", seconds: 60), "no report: \(session.logTail)")
+    let report = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+    #expect(report["technique"] as? String == "webcodecs", "\(report) \(session.logTail)")
+    #expect((report["source"] as? String)?.hasSuffix("voice-orb-stacked.mp4") == true, "\(report)")
+  }
+
   /// A render the job refuses names the folder's files, not the staging folder's, and leaves nothing.
   @Test func aFailedRenderLeavesNothing() throws {
     let tmp = TemporaryDirectory()
