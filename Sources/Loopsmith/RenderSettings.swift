@@ -182,7 +182,7 @@ public struct RenderSetting: Sendable {
   static let web = RenderSetting(
     "web", key: nil, .text, .text(\.web), placeholder: "dir",
     help:
-      "Write a folder ready for a site instead of -o and --poster (both refused with it): NAME.mp4 (H.264, or --codec hevc), or for a transparent effect NAME-stacked.mp4 and NAME.webm (VP9 alpha), NAME.png (frame 0, the Reduce Motion still), loopsmith-loop.js and .mjs, and an index.html playing them through <loopsmith-loop>; NAME is the preset's or the effect's. Written whole or not at all; an existing folder gets the files added, replacing those of the same name."
+      "Write a folder ready for a site instead of -o, --poster and --out-dir (refused with it, as are --null and --frames): NAME.mp4 (H.264, or --codec hevc), or for a transparent effect NAME-stacked.mp4 and NAME.webm (VP9 alpha), NAME.png (frame 0, the Reduce Motion still), loopsmith-loop.js and .mjs, and an index.html playing them through <loopsmith-loop>; NAME is the preset's or the effect's. Written whole or not at all; an existing folder gets the files added, replacing those of the same name."
   )
   public static let maxSpeedChange = RenderSetting(
     "max-speed-change", key: "maxSpeedChange", .number(0...1, above: false), .number(\.maxSpeedChange),

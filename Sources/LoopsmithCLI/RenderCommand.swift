@@ -164,8 +164,10 @@ enum RenderCommand {
   static func planWeb(
     _ dir: String, name: String, request: inout RenderRequest, parsed: ParsedArguments
   ) throws -> WebFolder {
-    for (flag, words) in [("output", "-o"), ("poster", "--poster"), ("null", "--null"), ("frames", "--frames")]
-    where parsed.has(flag) {
+    let replaced = [
+      ("output", "-o"), ("poster", "--poster"), ("out-dir", "--out-dir"), ("null", "--null"), ("frames", "--frames"),
+    ]
+    for (flag, words) in replaced where parsed.has(flag) {
       throw InputError("--web: chooses its own files and writes them whole; expected --web or \(words), not both")
     }
     guard !dir.isEmpty else { throw InputError("--web: needs a folder; expected --web DIR") }

@@ -144,7 +144,11 @@ import _TestSupport
       #expect(lines.count == 1 && lines[0].contains("--web: cannot write '\(dir)'"), "\(r.stderr)")
     }
     #expect(try Self.files(tmp.path("")) == ["file"])
-    for extra in [["-o", tmp.path("a.mp4")], ["--poster"], ["--poster", tmp.path("p.png")]] {
+    let replaced = [
+      ["-o", tmp.path("a.mp4")], ["--poster"], ["--poster", tmp.path("p.png")], ["--out-dir", tmp.path("r")],
+      ["--null"], ["--frames", "0:2"],
+    ]
+    for extra in replaced {
       let r = try runLoopsmith(["render", "aurora-mesh", "--web", tmp.path("site")] + extra + Self.small)
       #expect(r.status == 2 && r.stderr.contains("--web"), "\(extra): \(r.stderr)")
     }
