@@ -156,7 +156,8 @@ import _TestSupport
   }
 
   /// The index.html a render writes, unchanged, plays in headless Chromium through WebCodecs: a
-  /// page of the test's frames it and reports the element's `technique` and `source`.
+  /// page of the test's frames it and reports the element's `technique` and `source`. The page
+  /// waits up to 90 s for a technique: the whole suite runs beside it, browsers of other tests too.
   @Test func chromiumPlaysTheFolderThroughWebCodecs() async throws {
     let tmp = TemporaryDirectory()
     let r = try runLoopsmith(["render", "voice-orb", "--web", tmp.path("orb")] + Self.small)
@@ -170,7 +171,7 @@ import _TestSupport
         (function look() {
           const loop = frame.contentDocument && frame.contentDocument.querySelector('loopsmith-loop');
           const technique = loop && loop.getAttribute('technique');
-          if (technique === 'webcodecs' || technique === 'video-loop' || Date.now() - start > 30000) {
+          if (technique === 'webcodecs' || technique === 'video-loop' || Date.now() - start > 90000) {
             fetch('/web', { method: 'POST', body: JSON.stringify({ technique, source: loop && loop.getAttribute('source') }) });
           } else {
             setTimeout(look, 100);
@@ -183,7 +184,7 @@ import _TestSupport
     defer { server.stop() }
     let session = try WebEngine.chromium.open(server.url("check.html"))
     defer { session.stop() }
-    let body = try #require(await server.waitForPost("web", seconds: 60), "no report: \(session.logTail)")
+    let body = try #require(await server.waitForPost("web", seconds: 120), "no report: \(session.logTail)")
     let report = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
     #expect(report["technique"] as? String == "webcodecs", "\(report) \(session.logTail)")
     #expect((report["source"] as? String)?.hasSuffix("voice-orb-stacked.mp4") == true, "\(report)")
