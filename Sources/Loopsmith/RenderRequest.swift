@@ -50,6 +50,10 @@ public struct RenderRequest: Sendable {
   public var alpha: String?
   /// Frame 0 as a picture beside the outputs: a path, or "" for each video's own name (`--poster`).
   public var poster: String?
+  /// A folder for a web page (`--web`): the files `<loopsmith-loop>` chooses between, the poster,
+  /// the player and an index.html, named after the effect or preset (docs/WEB-PLAYER.md, A folder
+  /// for a site). The command line's, never a preset's: the folder is where this run puts it.
+  public var web: String?
   /// A named quality, `high`, `balanced` or `small`, mapped per codec; `crf` wins over it.
   public var quality: String?
   /// The most bytes each output may have (`--max-bytes 256K`): the quality is searched until it fits.

@@ -179,6 +179,11 @@ public struct RenderSetting: Sendable {
     help:
       "Also write frame 0 of the same render as a still, .png (lossless), .jpg or .webp by the path's extension; alone, one PNG beside each video, named like it."
   )
+  static let web = RenderSetting(
+    "web", key: nil, .text, .text(\.web), placeholder: "dir",
+    help:
+      "Write a folder ready for a site instead of -o, --poster and --out-dir (refused with it, as are --null and --frames): NAME.mp4 (H.264, or --codec hevc), or for a transparent effect NAME-stacked.mp4 and NAME.webm (VP9 alpha), NAME.png (frame 0, the Reduce Motion still), loopsmith-loop.js and .mjs, and an index.html playing them through <loopsmith-loop>; NAME is the preset's or the effect's. Written whole or not at all; an existing folder gets the files added, replacing those of the same name."
+  )
   public static let maxSpeedChange = RenderSetting(
     "max-speed-change", key: "maxSpeedChange", .number(0...1, above: false), .number(\.maxSpeedChange),
     placeholder: "fraction", default: "0.1", note: "(0.1 is 10%)",
@@ -229,7 +234,7 @@ public struct RenderSetting: Sendable {
   /// Every setting, in the order help lists them.
   public static let all: [RenderSetting] = [
     output, size, points, fps, duration, time, still, scale, audio, audioFit, levels, transition, rtl, appearance,
-    palette, codec, crf, quality, maxBytes, platform, bitDepth, background, alpha, poster, maxSpeedChange, threads,
+    palette, codec, crf, quality, maxBytes, platform, bitDepth, background, alpha, poster, web, maxSpeedChange, threads,
     encoderThreads, memoryLimit, x264Preset, frames,
   ]
 

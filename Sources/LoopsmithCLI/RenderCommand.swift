@@ -69,9 +69,11 @@ enum RenderCommand {
     }
     var base = RenderRequest()
     var outDir: String?
+    var presetName: String?
     var defaultOutputs: [String] = []
     if target.hasSuffix(".json") {
       let preset = try Preset.load(path: target)
+      presetName = preset.name
       let dir = parsed.last("out-dir") ?? "renders"
       base = preset.request
       base.outputs = base.outputs.map { (dir as NSString).appendingPathComponent($0) }
@@ -82,6 +84,19 @@ enum RenderCommand {
       base.effect = target
     }
     var request = base.merged(with: try requestFromFlags(parsed, effect: base.effect))
+    var web: (folder: WebFolder, dir: String, staging: String, existing: Bool)?
+    if let dir = request.web {
+      let folder = try planWeb(dir, name: presetName ?? target, request: &request, parsed: parsed)
+      // Checked with the folder's own names first, so a bad argument names them and stages nothing.
+      _ = try request.job(defaultOutputs: defaultOutputs)
+      let (staging, existing) = try WebFolder.stage(dir)
+      web = (folder, dir, staging, existing)
+      let staged = { (file: String) in (staging as NSString).appendingPathComponent(file) }
+      request.outputs = folder.sources.map { staged($0.file) }
+      request.poster = staged(folder.poster)
+    }
+    // Nothing partial at --web's folder: the staged files go when anything fails.
+    defer { if let web { try? FileManager.default.removeItem(atPath: web.staging) } }
     let discard = parsed.has("null")
     // --null converts for the outputs given, or for Y4M when none is: nothing is opened.
     if discard && request.outputs.isEmpty { request.outputs = ["-"] }
@@ -107,14 +122,73 @@ enum RenderCommand {
       result = try RenderPipeline.run(job, discard: discard) { done, total in progress.update(done, total) }
     } catch {
       progress.abandon()
+      guard let web else { throw error }
+      // A failure names the file where it was to be, not the staging folder that is removed.
+      let named = { (m: String) in m.replacingOccurrences(of: web.staging, with: web.dir) }
+      if let e = error as? RenderFailure { throw RenderFailure(named(e.message)) }
+      if let e = error as? InputError { throw InputError(named(e.message)) }
       throw error
     }
     progress.finish(job.frameCount)
     for note in result.notes { stderr.write("Note: \(note)\n") }
+    var out = summary(job, result, seconds: Date().timeIntervalSince(start))
+    if let web {
+      let html = web.folder.html(width: job.width, height: job.height)
+      for (file, text) in WebFolder.scripts + [("index.html", html)] {
+        let path = (web.staging as NSString).appendingPathComponent(file)
+        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path)) } catch {
+          throw RenderFailure("--web: cannot write '\(web.dir)': \(WebFolder.reason(error))")
+        }
+      }
+      try WebFolder.commit(web.staging, to: web.dir, existing: web.existing, files: web.folder.files)
+      // The summary names the files where they are now, not where they were staged.
+      let moved = { (path: String) in
+        (web.dir as NSString).appendingPathComponent((path as NSString).lastPathComponent)
+      }
+      out["outputs"] = result.files.enumerated().map { i, f -> [String: Any] in
+        var o = (out["outputs"] as! [[String: Any]])[i]
+        o["path"] = moved(f.path)
+        return o
+      }
+      if let posters = out["posters"] as? [[String: Any]] {
+        out["posters"] = zip(posters, result.posters).map { entry, poster -> [String: Any] in
+          var entry = entry
+          entry["path"] = moved(poster.path)
+          return entry
+        }
+      }
+      out["web"] = ["folder": web.dir, "files": web.folder.files, "page": moved("index.html")] as [String: Any]
+    }
     if parsed.has("json") {
-      stdout.write(CLI.jsonString(summary(job, result, seconds: Date().timeIntervalSince(start))) + "\n")
+      stdout.write(CLI.jsonString(out) + "\n")
     }
     return 0
+  }
+
+  /// `--web DIR`: refuses the flags it replaces and chooses the outputs and the poster after the
+  /// preset's or the effect's name, in `dir`; `run` then points them into a staging folder
+  /// (`WebFolder.stage`).
+  static func planWeb(
+    _ dir: String, name: String, request: inout RenderRequest, parsed: ParsedArguments
+  ) throws -> WebFolder {
+    let replaced = [
+      ("output", "-o"), ("poster", "--poster"), ("out-dir", "--out-dir"), ("null", "--null"), ("frames", "--frames"),
+    ]
+    for (flag, words) in replaced where parsed.has(flag) {
+      throw InputError("--web: chooses its own files and writes them whole; expected --web or \(words), not both")
+    }
+    guard !dir.isEmpty else { throw InputError("--web: needs a folder; expected --web DIR") }
+    let info = try RenderRequest.effectType(request.effect ?? name).info
+    let transparent = info.isTransparent && (request.background.map { $0.lowercased() == "transparent" } ?? true)
+    let folder = WebFolder(name: name, transparent: transparent, hevc: request.codec?.lowercased() == "hevc")
+    let inPlace = folder.files.map { (dir as NSString).appendingPathComponent($0) }
+    if parsed.has("no-overwrite"), let existing = inPlace.first(where: { FileManager.default.fileExists(atPath: $0) }) {
+      throw InputError(RenderRequest.existsMessage(existing))
+    }
+    request.outputs = Array(inPlace.prefix(folder.sources.count))
+    request.poster = inPlace[folder.sources.count]
+    if transparent { request.alpha = AlphaMode.stacked.rawValue }
+    return folder
   }
 
   /// The flags as a request; parameter values are checked against the effect's table.

@@ -71,7 +71,8 @@ import _TestSupport
     try Self.onsetWAV(wav, seconds: Double(seconds))
     let (mp4, webm) = (dir.path("orb.mp4"), dir.path("orb.webm"))
     let r = try runLoopsmith([
-      "render", "voice-orb", "--audio", wav, "-o", mp4, "-o", webm, "--size", "32x32", "--scale", "0.1", "--fps", "30",
+      "render", "voice-orb", "--state", "speaking", "--audio", wav, "-o", mp4, "-o", webm, "--size", "32x32", "--scale",
+      "0.1", "--fps", "30",
       "--duration", String(seconds), "--max-speed-change", "1", "--background", "black", "--progress", "none",
     ])
     #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")

@@ -69,10 +69,12 @@ import _TestSupport
   }
 
   /// Every render flag a preset should carry has a key: the ones left out describe the machine
-  /// (threads) or its share of the work (`--frames`, a segment), not the video.
+  /// (threads), its share of the work (`--frames`, a segment) or where this run puts its files
+  /// (`--web`, a folder for a site, as `--out-dir` is), not the video.
   @Test func everyRenderFlagButTheMachinesHasAPresetKey() {
     let withoutKey = RenderSetting.all.filter { $0.presetKey == nil }.map(\.flag)
-    #expect(Set(withoutKey).isSubset(of: ["threads", "encoder-threads", "frames", "memory-limit"]), "\(withoutKey)")
+    #expect(
+      Set(withoutKey).isSubset(of: ["threads", "encoder-threads", "frames", "memory-limit", "web"]), "\(withoutKey)")
     #expect(Preset.keys.contains("x264Preset"))
   }
 
