@@ -97,7 +97,7 @@ enum PlanCommand {
       ![
         "output", "json", "quiet", "threads", "encoder-threads", "x264-preset", "out-dir", "codec", "crf", "bit-depth",
         "background", "quality", "max-bytes", "platform", "alpha", "poster", "memory-limit", "frames", "no-overwrite",
-        "null", "progress",
+        "null", "progress", "web",
       ].contains($0.long)
     }
     + [OptionSpec("json", "Print the plan as JSON on stdout.")]

@@ -105,7 +105,6 @@ enum RenderCommand {
     if discard { request.frames = nil }
     var job = try request.job(defaultOutputs: defaultOutputs)
     if let frames { job = try job.segment(frames, discarding: true) }
-    for notice in job.notices { stderr.write("Note: \(notice)\n") }  // --quiet is about progress: notes still show
     if parsed.has("no-overwrite"), !discard,
       let existing = (job.outputs + job.posters).first(where: {
         $0.path != "-" && FileManager.default.fileExists(atPath: $0.path)
@@ -113,6 +112,9 @@ enum RenderCommand {
     {
       throw InputError(RenderRequest.existsMessage(existing.path))
     }
+    // After every refusal: notes are about a render that runs. --quiet is about progress: notes
+    // still show.
+    for notice in job.notices { stderr.write("Note: \(notice)\n") }
     if let dir = outDir { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
     let mode = parsed.has("quiet") ? .none : try ProgressMode.parse(parsed.last("progress")) ?? .auto
     let progress = ProgressReporter(

@@ -41,21 +41,8 @@ struct WebFolder {
   var files: [String] { sources.map(\.file) + [poster] + Self.scripts.map(\.file) + ["index.html"] }
 
   /// Text for HTML, inside an element or a quoted attribute: a preset's name is its file's, and
-  /// a file name may carry markup or quotes.
-  static func escape(_ text: String) -> String {
-    var out = ""
-    for c in text {
-      switch c {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&#39;"
-      default: out.append(c)
-      }
-    }
-    return out
-  }
+  /// a file name may carry markup or quotes. The gallery's rule, so the two pages escape alike.
+  static func escape(_ text: String) -> String { Gallery.escape(text) }
 
   /// A file beside the page as a relative URL, escaped for an attribute: `#`, `?`, `%` and spaces
   /// in a name would otherwise end or change the URL.

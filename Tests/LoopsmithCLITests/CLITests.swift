@@ -107,7 +107,7 @@ import _TestSupport
     (["render"], "render needs an effect or a preset file"),
     (
       ["rendr"],
-      "Unknown command 'rendr'; expected one of render, batch, list, plan, check, schema, join, doctor. Did you mean 'render'?"
+      "Unknown command 'rendr'; expected one of render, batch, list, plan, check, schema, join, doctor, completions. Did you mean 'render'?"
     ),
     (["render", "color-orb", "-o", "x.mp4"], "unknown effect 'color-orb'"),
     (["render", "color-orbs", "-o", "x.mp4", "--fsp", "24"], "Unknown option '--fsp'. Did you mean '--fps'?"),

@@ -8,7 +8,7 @@ import _TestSupport
 /// Help through the real binary: `help X` is `X --help` for every command, the lists in it come
 /// from the tables the parser reads, and the README names the same commands.
 @Suite struct HelpTests {
-  static let commands = ["render", "batch", "join", "list", "plan", "check", "schema", "doctor"]
+  static let commands = ["render", "batch", "join", "list", "plan", "check", "schema", "doctor", "completions"]
   static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
@@ -34,7 +34,7 @@ import _TestSupport
     #expect(bad.status == 2)
     #expect(
       bad.stderr.hasPrefix(
-        "Error: help: 'rendr' is not a command; expected one of render, batch, list, plan, check, schema, join, doctor."
+        "Error: help: 'rendr' is not a command; expected one of render, batch, list, plan, check, schema, join, doctor, completions."
       ),
       "\(bad.stderr)")
   }

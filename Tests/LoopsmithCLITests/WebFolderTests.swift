@@ -11,7 +11,8 @@ import _TestSupport
 @Suite struct WebFolderTests {
   static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
-  static let small = ["--size", "32x56", "--fps", "4", "--duration", "1", "--quiet"]
+  // 8 frames: a shorter loop gives the crossfading layers under two frames, which render notes.
+  static let small = ["--size", "32x56", "--fps", "4", "--duration", "2", "--quiet"]
 
   static func files(_ dir: String) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: dir).sorted()

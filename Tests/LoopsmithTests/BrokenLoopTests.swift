@@ -11,21 +11,7 @@ import _TestSupport
 @Suite struct BrokenLoopTests {
   /// Writes the rain loop's frames at the given times into an MP4 and checks it.
   func checkRain(times: [Double]) throws -> LoopCheck {
-    let dir = TemporaryDirectory()
-    let good = try job("weather", ["weather": "rain"], size: (64, 112), fps: 10)
-    let settings = try OutputSettings(
-      path: dir.path("rain.mp4"), width: 64, height: 112, fps: 10, frameCount: times.count)
-    let writer = try VideoWriter(settings)
-    let surface = Surface(image: Image(width: 64, height: 112), scale: Float(good.scale))
-    let effect = good.makeEffect()
-    for t in times {
-      surface.image.fill(.zero)
-      var context = surface.context()
-      effect.draw(in: &context, clock: good.clock(ofFrame: 0).at(t))
-      try writer.append(surface.image)
-    }
-    _ = try writer.finish()
-    return try LoopCheck.run(path: dir.path("rain.mp4"))
+    try checkFrames(of: try job("weather", ["weather": "rain"], size: (64, 112), fps: 10), at: times, as: "rain.mp4")
   }
 
   @Test func theRightPeriodPasses() throws {
@@ -46,4 +32,22 @@ import _TestSupport
     #expect(!report.passed)
     #expect(report.failures.contains { $0.contains("stall") }, "\(report.failures)")
   }
+}
+
+/// `job`'s effect drawn at `times` (64x112, 10 fps) into a file named `name` (its format by the
+/// extension), then checked on its own: a loop whose frames come from any times a test picks.
+func checkFrames(of job: RenderJob, at times: [Double], as name: String) throws -> LoopCheck {
+  let dir = TemporaryDirectory()
+  let settings = try OutputSettings(path: dir.path(name), width: 64, height: 112, fps: 10, frameCount: times.count)
+  let writer = try VideoWriter(settings)
+  let surface = Surface(image: Image(width: 64, height: 112), scale: Float(job.scale))
+  let effect = job.makeEffect()
+  for t in times {
+    surface.image.fill(.zero)
+    var context = surface.context()
+    effect.draw(in: &context, clock: job.clock(ofFrame: 0).at(t))
+    try writer.append(surface.image)
+  }
+  _ = try writer.finish()
+  return try LoopCheck.run(path: dir.path(name))
 }

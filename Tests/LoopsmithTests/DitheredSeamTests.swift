@@ -13,21 +13,7 @@ import _TestSupport
 @Suite struct DitheredSeamTests {
   /// The orbs' frames at `times` into a GIF at 10 fps, 64x112, checked on its own.
   func checkOrbs(times: [Double]) throws -> LoopCheck {
-    let dir = TemporaryDirectory()
-    let good = try job("color-orbs", size: (64, 112), fps: 10, output: "orbs.gif")
-    let settings = try OutputSettings(
-      path: dir.path("orbs.gif"), width: 64, height: 112, fps: 10, frameCount: times.count)
-    let writer = try VideoWriter(settings)
-    let surface = Surface(image: Image(width: 64, height: 112), scale: Float(good.scale))
-    let effect = good.makeEffect()
-    for t in times {
-      surface.image.fill(.zero)
-      var context = surface.context()
-      effect.draw(in: &context, clock: good.clock(ofFrame: 0).at(t))
-      try writer.append(surface.image)
-    }
-    _ = try writer.finish()
-    return try LoopCheck.run(path: dir.path("orbs.gif"))
+    try checkFrames(of: try job("color-orbs", size: (64, 112), fps: 10, output: "orbs.gif"), at: times, as: "orbs.gif")
   }
 
   @Test func theLoopPassesOnItsLumaAndItsChromaAgainstItsOwnDither() throws {

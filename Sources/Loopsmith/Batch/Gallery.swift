@@ -109,7 +109,7 @@ public enum Gallery {
 
   /// `s` as HTML text or a quoted attribute value: `& < > " ' \`` as character references, and
   /// control characters (which HTML forbids; a manifest may hold any) as U+FFFD.
-  static func escape(_ s: String) -> String {
+  package static func escape(_ s: String) -> String {
     var out = ""
     out.unicodeScalars.reserveCapacity(s.unicodeScalars.count)
     for c in s.unicodeScalars {
