@@ -37,36 +37,33 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(DEPS_PKGS); \
 	fi
 
+# The Debian packages of $(1) that are not installed, installed (apt-get update first), announced
+# as "$(2): installing ..."; nothing when all are there.
+define install_missing
+missing=""; \
+for p in $(1); do \
+  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+  echo "$(2): installing$$missing"; \
+  $(SUDO) apt-get update -qq && \
+  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+fi
+endef
+
 ## browser: the engines the tests play our files in: Debian's chromium, firefox-esr, and WebKitGTK
 ## (webkit2gtk-driver brings MiniBrowser; it plays media through GStreamer's libav and good plugins
 ## and runs on an Xvfb display), each installed when missing
 BROWSER_PKGS = chromium fonts-dejavu-core firefox-esr webkit2gtk-driver gstreamer1.0-libav \
   gstreamer1.0-plugins-good xvfb
 browser:
-	@missing=""; \
-	for p in $(BROWSER_PKGS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -z "$$missing" ]; then \
-	  echo "browser: $$(chromium --version 2>/dev/null), $$(firefox-esr --version 2>/dev/null), WebKitGTK $$(dpkg-query -W -f='$${Version}' webkit2gtk-driver)"; \
-	else \
-	  echo "browser: installing$$missing"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	@$(call install_missing,$(BROWSER_PKGS),browser)
+	@echo "browser: $$(chromium --version 2>/dev/null), $$(firefox-esr --version 2>/dev/null), WebKitGTK $$(dpkg-query -W -f='$${Version}' webkit2gtk-driver)"
 
 ## shells: zsh and fish, whose completion scripts (loopsmith completions) the tests parse
 SHELL_PKGS = zsh fish
 shells:
-	@missing=""; \
-	for p in $(SHELL_PKGS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "shells: installing$$missing"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	@$(call install_missing,$(SHELL_PKGS),shells)
 
 ## build: the release binary at .build/release/loopsmith, for CPU (see above)
 build: deps

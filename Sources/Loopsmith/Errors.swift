@@ -17,26 +17,11 @@ public struct InputError: Error, CustomStringConvertible, Sendable {
   /// how long it was, so the line stays a line.
   static func bounded(_ message: String) -> String {
     guard message.unicodeScalars.count > 1000 else { return message }
-    var out = String.UnicodeScalarView()
-    var run = String.UnicodeScalarView()
-    var inside = false
-    for c in message.unicodeScalars {
-      guard inside else {
-        out.append(c)
-        inside = c == "'"
-        continue
-      }
-      if c == "'" {
-        out.append(contentsOf: run.count > 100 ? run.prefix(60) + "…(\(run.count) characters)".unicodeScalars : run)
-        out.append(c)
-        run.removeAll()
-        inside = false
-      } else {
-        run.append(c)
-      }
-    }
-    out.append(contentsOf: run.count > 100 ? run.prefix(60) + "…(\(run.count) characters)".unicodeScalars : run)
-    return String(out)
+    // Between quotes 1 and 2, 3 and 4, ...: the odd-numbered runs of the split are quoted.
+    let runs = message.split(separator: "'", omittingEmptySubsequences: false)
+    return runs.enumerated().map { i, run in
+      i % 2 == 1 && run.count > 100 ? run.prefix(60) + "…(\(run.count) characters)" : String(run)
+    }.joined(separator: "'")
   }
 }
 
